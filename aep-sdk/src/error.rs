@@ -1,0 +1,184 @@
+//! Errors: [`AepError`] is what an AEP route answers; [`Error`] is what starting or
+//! serving an extension can fail with.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use axum::response::{IntoResponse, Response};
+use http::StatusCode;
+
+use crate::protocol::{ErrorBody, ErrorResponse};
+
+/// A structured AEP error with its HTTP status. Every non-2xx answer of every AEP
+/// route is one of these, serialized as `{"error":{"code","message",...}}`.
+///
+/// ```
+/// use aep_sdk::AepError;
+///
+/// let error = AepError::model_unavailable("model 'x' not found");
+/// assert_eq!(error.status().as_u16(), 404);
+/// assert_eq!(error.code(), "model_unavailable");
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct AepError {
+    status: StatusCode,
+    body: ErrorBody,
+}
+
+/// The error codes of spec section 4.
+pub mod codes {
+    /// Unknown provider (404) or upstream unreachable (502).
+    pub const PROVIDER_UNAVAILABLE: &str = "provider_unavailable";
+    /// The upstream rejected the request (502).
+    pub const REQUEST_FAILED: &str = "request_failed";
+    /// Unknown or unusable model (400/404).
+    pub const MODEL_UNAVAILABLE: &str = "model_unavailable";
+    /// Malformed or invalid request (400, 413, 415).
+    pub const INVALID_REQUEST: &str = "invalid_request";
+    /// Native option values fail their schema (422).
+    pub const INVALID_OPTIONS: &str = "invalid_options";
+    /// Unknown option set (422).
+    pub const OPTION_SET_UNSUPPORTED: &str = "option_set_unsupported";
+    /// Unknown option-set version (422).
+    pub const OPTION_VERSION_UNSUPPORTED: &str = "option_version_unsupported";
+    /// Schema digest differs from the published one (422).
+    pub const OPTION_SCHEMA_MISMATCH: &str = "option_schema_mismatch";
+    /// No migration path (422).
+    pub const OPTION_MIGRATION_UNSUPPORTED: &str = "option_migration_unsupported";
+    /// A migration step failed or produced invalid values (422).
+    pub const OPTION_MIGRATION_FAILED: &str = "option_migration_failed";
+    /// No such route (404).
+    pub const NOT_FOUND: &str = "not_found";
+    /// Wrong HTTP method (405).
+    pub const METHOD_NOT_ALLOWED: &str = "method_not_allowed";
+    /// A bug in the extension: a panic or an unexpected failure (500).
+    pub const INTERNAL_ERROR: &str = "internal_error";
+    /// Missing or wrong credentials (401).
+    pub const UNAUTHORIZED: &str = "unauthorized";
+    /// The extension is shutting down (503).
+    pub const SHUTTING_DOWN: &str = "shutting_down";
+    /// The upstream did not answer in time (504).
+    pub const TIMEOUT: &str = "timeout";
+}
+
+impl AepError {
+    /// An error with any status and code.
+    pub fn new(status: StatusCode, code: impl Into<String>, message: impl Into<String>) -> Self {
+        Self { status, body: ErrorBody::new(code, message) }
+    }
+
+    /// Sets `target` (what the error concerns: a path, an id).
+    pub fn with_target(mut self, target: impl Into<String>) -> Self {
+        self.body.target = Some(target.into());
+        self
+    }
+
+    /// Adds one `details` entry.
+    pub fn with_detail(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
+        self.body.details.get_or_insert_with(BTreeMap::new).insert(key.into(), value.into());
+        self
+    }
+
+    /// 404 `provider_unavailable`: no provider with that id.
+    pub fn unknown_provider(id: &str) -> Self {
+        Self::new(StatusCode::NOT_FOUND, codes::PROVIDER_UNAVAILABLE, format!("model provider '{id}' is not available"))
+            .with_target(id)
+    }
+
+    /// 502 `provider_unavailable`: the upstream could not be reached.
+    pub fn provider_unavailable(message: impl Into<String>) -> Self {
+        Self::new(StatusCode::BAD_GATEWAY, codes::PROVIDER_UNAVAILABLE, message)
+    }
+
+    /// 502 `request_failed`: the upstream rejected the request.
+    pub fn request_failed(message: impl Into<String>) -> Self {
+        Self::new(StatusCode::BAD_GATEWAY, codes::REQUEST_FAILED, message)
+    }
+
+    /// 404 `model_unavailable`.
+    pub fn model_unavailable(message: impl Into<String>) -> Self {
+        Self::new(StatusCode::NOT_FOUND, codes::MODEL_UNAVAILABLE, message)
+    }
+
+    /// 400 `invalid_request`.
+    pub fn invalid_request(message: impl Into<String>) -> Self {
+        Self::new(StatusCode::BAD_REQUEST, codes::INVALID_REQUEST, message)
+    }
+
+    /// 422 with one of the option codes.
+    pub fn unprocessable(code: &str, message: impl Into<String>) -> Self {
+        Self::new(StatusCode::UNPROCESSABLE_ENTITY, code, message)
+    }
+
+    /// 500 `internal_error`.
+    pub fn internal(message: impl Into<String>) -> Self {
+        Self::new(StatusCode::INTERNAL_SERVER_ERROR, codes::INTERNAL_ERROR, message)
+    }
+
+    /// Rebuilds an error from a wire body (e.g. a terminal stream update).
+    pub fn from_body(status: StatusCode, body: ErrorBody) -> Self {
+        Self { status, body }
+    }
+
+    /// HTTP status.
+    pub fn status(&self) -> StatusCode {
+        self.status
+    }
+
+    /// Error code.
+    pub fn code(&self) -> &str {
+        &self.body.code
+    }
+
+    /// Message.
+    pub fn message(&self) -> &str {
+        &self.body.message
+    }
+
+    /// The wire body.
+    pub fn body(&self) -> &ErrorBody {
+        &self.body
+    }
+
+    /// The wire body, owned.
+    pub fn into_body(self) -> ErrorBody {
+        self.body
+    }
+}
+
+impl fmt::Display for AepError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} ({}): {}", self.body.code, self.status.as_u16(), self.body.message)
+    }
+}
+
+impl std::error::Error for AepError {}
+
+impl IntoResponse for AepError {
+    fn into_response(self) -> Response {
+        let status = self.status;
+        (status, axum::Json(ErrorResponse { error: self.body })).into_response()
+    }
+}
+
+/// Why an extension could not start or stopped serving.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The declaration (identity, providers, tools, option sets) breaks a rule.
+    #[error("invalid extension declaration:\n{}", .0.iter().map(|p| format!("  - {p}")).collect::<Vec<_>>().join("\n"))]
+    Declaration(Vec<String>),
+    /// Could not bind the listen address.
+    #[error("cannot listen on {addr}: {source}")]
+    Bind {
+        /// The address.
+        addr: String,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// Serving failed.
+    #[error("server failed: {0}")]
+    Serve(#[from] std::io::Error),
+    /// Bad command-line or environment configuration.
+    #[error("{0}")]
+    Config(String),
+}

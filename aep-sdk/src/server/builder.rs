@@ -1,0 +1,241 @@
+//! [`Extension`] and its builder: identity, providers, tools and MCP servers in;
+//! manifest and `axum::Router` out.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use axum::extract::DefaultBodyLimit;
+use bytes::Bytes;
+use tokio_util::sync::CancellationToken;
+use tower_http::catch_panic::CatchPanicLayer;
+use tower_http::trace::TraceLayer;
+
+use super::mcp::McpMount;
+use super::provider::ModelProvider;
+use super::routes::{self, Registered, RequestCheck, Shared};
+use crate::protocol::{
+    CapabilityDescriptor, Contributions, ExtensionIdentity, Manifest, McpDescriptor,
+    ModelProviderDescriptor, ProtocolVersion, ToolContribution, capability, paths,
+};
+use crate::{AepError, Error};
+
+/// Default request-body limit: 16 MiB.
+pub const DEFAULT_BODY_LIMIT: usize = 16 * 1024 * 1024;
+/// Default interval of `: keep-alive` comments during a silent stream.
+pub const DEFAULT_KEEP_ALIVE: Duration = Duration::from_secs(15);
+
+/// A configured extension: serve it with [`Extension::serve`] or take its
+/// [`Extension::router`] to mount it yourself.
+///
+/// ```
+/// use aep_sdk::server::Extension;
+///
+/// let extension = Extension::builder("acme.empty", "Empty", "1.0.0").build().unwrap();
+/// let manifest = extension.manifest(aep_sdk::protocol::ProtocolVersion::V1);
+/// assert!(manifest.capabilities.contains_key("aep.health"));
+/// let _router: axum::Router = extension.router();
+/// ```
+pub struct Extension {
+    manifest: Manifest,
+    shared: Arc<Shared>,
+    mcp: Router,
+    body_limit: usize,
+    pub(crate) shutdown: CancellationToken,
+}
+
+impl Extension {
+    /// Starts declaring an extension with its identity.
+    pub fn builder(id: impl Into<String>, name: impl Into<String>, version: impl Into<String>) -> ExtensionBuilder {
+        ExtensionBuilder {
+            identity: ExtensionIdentity { id: id.into(), name: name.into(), version: version.into(), description: None },
+            providers: Vec::new(),
+            tools: Vec::new(),
+            mcp: Vec::new(),
+            capabilities: Vec::new(),
+            checks: Vec::new(),
+            extra_routes: Router::new(),
+            body_limit: DEFAULT_BODY_LIMIT,
+            keep_alive: DEFAULT_KEEP_ALIVE,
+            shutdown: CancellationToken::new(),
+        }
+    }
+
+    /// The manifest served for `version`.
+    pub fn manifest(&self, version: ProtocolVersion) -> Manifest {
+        Manifest { protocol_version: version, ..self.manifest.clone() }
+    }
+
+    /// The extension's identity.
+    pub fn identity(&self) -> &ExtensionIdentity {
+        &self.manifest.extension
+    }
+
+    /// Every AEP route and co-hosted MCP server, with tracing, panic catching and the
+    /// body limit applied; unknown routes and wrong methods answer AEP errors.
+    pub fn router(&self) -> Router {
+        routes::router(self.shared.clone())
+            .merge(self.mcp.clone())
+            .fallback(routes::not_found)
+            .method_not_allowed_fallback(routes::method_not_allowed)
+            .layer(DefaultBodyLimit::max(self.body_limit))
+            .layer(CatchPanicLayer::custom(super::panic_response))
+            .layer(TraceLayer::new_for_http())
+    }
+
+    /// Ends every open stream with a terminal `shutting_down` update and closes MCP
+    /// sessions. [`Extension::serve`] calls it once the shutdown grace period is over.
+    pub fn shutdown_token(&self) -> CancellationToken {
+        self.shutdown.clone()
+    }
+}
+
+/// Declares an [`Extension`]. Nothing is checked until [`ExtensionBuilder::build`],
+/// which reports every problem at once.
+pub struct ExtensionBuilder {
+    identity: ExtensionIdentity,
+    providers: Vec<Registered>,
+    tools: Vec<ToolContribution>,
+    mcp: Vec<McpMount>,
+    capabilities: Vec<(String, CapabilityDescriptor)>,
+    checks: Vec<RequestCheck>,
+    extra_routes: Router,
+    body_limit: usize,
+    keep_alive: Duration,
+    pub(crate) shutdown: CancellationToken,
+}
+
+impl ExtensionBuilder {
+    /// Sets the extension's description.
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        self.identity.description = Some(description.into());
+        self
+    }
+
+    /// Adds a model provider.
+    pub fn model_provider<P: ModelProvider>(mut self, descriptor: ModelProviderDescriptor, provider: P) -> Self {
+        self.providers.push(Registered { descriptor: Arc::new(descriptor), provider: Arc::new(provider) });
+        self
+    }
+
+    /// Adds a tool contribution; its `mcp.server` must name a server added with
+    /// [`ExtensionBuilder::mcp_server`].
+    pub fn tool(mut self, contribution: ToolContribution) -> Self {
+        self.tools.push(contribution);
+        self
+    }
+
+    /// Co-hosts an rmcp server over Streamable HTTP at `path` (e.g. `/mcp`), declared in
+    /// the manifest as server `id`. Session-based and stateless MCP clients are both served.
+    pub fn mcp_server<H>(mut self, id: impl Into<String>, path: impl Into<String>, handler: H) -> Self
+    where
+        H: rmcp::ServerHandler + Clone + Send + Sync + 'static,
+    {
+        self.mcp.push(McpMount::new(id.into(), path.into(), handler, self.shutdown.clone()));
+        self
+    }
+
+    /// Advertises an extra capability (open capability names are allowed).
+    pub fn capability(mut self, name: impl Into<String>, descriptor: CapabilityDescriptor) -> Self {
+        self.capabilities.push((name.into(), descriptor));
+        self
+    }
+
+    /// Adds a check that runs on every chat request before the provider; it may reject the
+    /// request or attach typed values to the context.
+    pub fn request_check(
+        mut self,
+        check: impl Fn(&crate::protocol::ChatRequest, &ModelProviderDescriptor, &mut super::RequestContext) -> Result<(), AepError>
+        + Send
+        + Sync
+        + 'static,
+    ) -> Self {
+        self.checks.push(Arc::new(check));
+        self
+    }
+
+    /// Merges extra routes into the extension's router (e.g. a capability's endpoints).
+    pub fn routes(mut self, routes: Router) -> Self {
+        self.extra_routes = self.extra_routes.merge(routes);
+        self
+    }
+
+    /// Request-body limit in bytes (default 16 MiB); larger bodies get a 413 AEP error.
+    pub fn body_limit(mut self, bytes: usize) -> Self {
+        self.body_limit = bytes;
+        self
+    }
+
+    /// Interval of keep-alive comments during a silent stream (default 15 s).
+    pub fn keep_alive(mut self, interval: Duration) -> Self {
+        self.keep_alive = interval;
+        self
+    }
+
+    fn build_manifest(&self) -> Manifest {
+        let mut capabilities = indexmap::IndexMap::new();
+        capabilities.insert(capability::HEALTH.to_owned(), CapabilityDescriptor::new(capability::VERSION, Some(paths::HEALTH)));
+        if !self.providers.is_empty() {
+            capabilities.insert(
+                capability::MODEL_PROVIDER.to_owned(),
+                CapabilityDescriptor::new(capability::VERSION, Some(paths::MODEL_PROVIDERS)),
+            );
+        }
+        if !self.tools.is_empty() {
+            capabilities.insert(capability::TOOLS.to_owned(), CapabilityDescriptor::new(capability::VERSION, None));
+        }
+        for (name, descriptor) in &self.capabilities {
+            capabilities.insert(name.clone(), descriptor.clone());
+        }
+        let servers: Vec<_> = self.mcp.iter().map(McpMount::descriptor).collect();
+        Manifest {
+            protocol_version: ProtocolVersion::LATEST,
+            extension: self.identity.clone(),
+            capabilities,
+            contributions: Contributions {
+                model_providers: self.providers.iter().map(|p| (*p.descriptor).clone()).collect(),
+                tools: self.tools.clone(),
+            },
+            mcp: (!servers.is_empty()).then_some(McpDescriptor { servers }),
+        }
+    }
+
+    /// Checks the declaration against every manifest rule and builds the extension.
+    pub fn build(self) -> Result<Extension, Error> {
+        let manifest = self.build_manifest();
+        let mut problems: Vec<String> =
+            crate::validate::validate_manifest(&manifest).iter().map(ToString::to_string).collect();
+        let mut paths_seen = std::collections::HashSet::new();
+        for mount in &self.mcp {
+            if !mount.path.starts_with('/') {
+                problems.push(format!("MCP server '{}': path '{}' must start with '/'", mount.id, mount.path));
+            } else if !paths_seen.insert(mount.path.clone()) {
+                problems.push(format!("MCP server '{}': path '{}' is used twice", mount.id, mount.path));
+            }
+        }
+        if !problems.is_empty() {
+            return Err(Error::Declaration(problems));
+        }
+        let manifests = ProtocolVersion::ALL
+            .into_iter()
+            .map(|v| {
+                let document = Manifest { protocol_version: v, ..manifest.clone() };
+                (v, Bytes::from(serde_json::to_vec(&document).unwrap_or_default()))
+            })
+            .collect();
+        let provider_list = Bytes::from(serde_json::to_vec(&manifest.contributions.model_providers).unwrap_or_default());
+        let mut mcp = self.extra_routes;
+        for mount in self.mcp {
+            mcp = mcp.merge(mount.router);
+        }
+        let shared = Shared {
+            manifests,
+            provider_list,
+            providers: self.providers,
+            keep_alive: self.keep_alive,
+            shutdown: self.shutdown.clone(),
+            checks: self.checks,
+        };
+        Ok(Extension { manifest, shared: Arc::new(shared), mcp, body_limit: self.body_limit, shutdown: self.shutdown })
+    }
+}

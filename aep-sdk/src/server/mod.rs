@@ -1,0 +1,47 @@
+//! The server runtime: declare an [`Extension`] with its builder, get an
+//! `axum::Router` serving every AEP route, and [`Extension::serve`] it.
+//!
+//! ```no_run
+//! use aep_sdk::prelude::*;
+//! use aep_sdk::server::{ChatStream, Extension, ModelProvider, RequestContext};
+//!
+//! struct Echo;
+//!
+//! impl ModelProvider for Echo {
+//!     async fn chat_stream(&self, request: ChatRequest, _ctx: RequestContext) -> Result<ChatStream, AepError> {
+//!         let text = request.last_user_text().unwrap_or_default();
+//!         let updates = vec![Ok(ChatUpdate::text(text)), Ok(ChatUpdate::finish(FinishReason::Stop))];
+//!         Ok(Box::pin(futures::stream::iter(updates)))
+//!     }
+//! }
+//!
+//! #[tokio::main]
+//! async fn main() -> Result<(), aep_sdk::Error> {
+//!     Extension::builder("acme.echo", "Echo", "1.0.0")
+//!         .model_provider(ModelProviderDescriptor::new("echo", "Echo"), Echo)
+//!         .build()?
+//!         .serve()
+//!         .await
+//! }
+//! ```
+
+mod builder;
+mod extract;
+mod mcp;
+mod provider;
+mod routes;
+mod serve;
+pub mod sse;
+
+pub use builder::{DEFAULT_BODY_LIMIT, DEFAULT_KEEP_ALIVE, Extension, ExtensionBuilder};
+pub use extract::{AepJson, AepPath};
+pub use provider::{ChatStream, ModelProvider, RequestContext, collect_stream};
+pub use serve::{DEFAULT_LISTEN, ServeArgs, init_tracing, shutdown_signal};
+
+use axum::response::{IntoResponse, Response};
+
+/// A panic in a handler becomes a 500 AEP error; the server keeps serving.
+fn panic_response(_panic: Box<dyn std::any::Any + Send + 'static>) -> Response {
+    tracing::error!("a request handler panicked");
+    crate::AepError::internal("the extension failed unexpectedly while handling this request").into_response()
+}

@@ -1,0 +1,179 @@
+//! The AEP routes: discovery, health and model providers (spec sections 1 and 3).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use axum::extract::State;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use bytes::Bytes;
+use http::{HeaderMap, StatusCode, header};
+use tokio_util::sync::CancellationToken;
+
+use super::extract::{AepJson, AepPath};
+use super::provider::{DynProvider, RequestContext};
+use super::sse;
+use crate::AepError;
+use crate::error::codes;
+use crate::protocol::{ChatRequest, Health, ModelProviderDescriptor, ProtocolVersion, paths};
+
+/// A provider as the router holds it.
+#[derive(Clone)]
+pub(crate) struct Registered {
+    pub(crate) descriptor: Arc<ModelProviderDescriptor>,
+    pub(crate) provider: Arc<dyn DynProvider>,
+}
+
+/// Validates a chat request beyond its JSON shape, before the provider runs; may attach
+/// typed values to the context (the configuration layer plugs in here).
+pub(crate) type RequestCheck =
+    Arc<dyn Fn(&ChatRequest, &ModelProviderDescriptor, &mut RequestContext) -> Result<(), AepError> + Send + Sync>;
+
+pub(crate) struct Shared {
+    pub(crate) manifests: Vec<(ProtocolVersion, Bytes)>,
+    pub(crate) provider_list: Bytes,
+    pub(crate) providers: Vec<Registered>,
+    pub(crate) keep_alive: Duration,
+    pub(crate) shutdown: CancellationToken,
+    pub(crate) checks: Vec<RequestCheck>,
+}
+
+impl Shared {
+    fn provider(&self, id: &str) -> Result<&Registered, AepError> {
+        self.providers
+            .iter()
+            .find(|p| p.descriptor.id.eq_ignore_ascii_case(id))
+            .ok_or_else(|| AepError::unknown_provider(id))
+    }
+
+    /// Runs the request checks and builds the provider's context.
+    fn prepare(
+        &self,
+        request: &ChatRequest,
+        registered: &Registered,
+        headers: HeaderMap,
+        cancellation: CancellationToken,
+    ) -> Result<RequestContext, AepError> {
+        if request.model.trim().is_empty() {
+            return Err(AepError::invalid_request("'model' must not be empty").with_target("model"));
+        }
+        if request.messages.is_empty() {
+            return Err(AepError::invalid_request("'messages' must hold at least one message").with_target("messages"));
+        }
+        let mut ctx = RequestContext {
+            cancellation,
+            headers,
+            descriptor: registered.descriptor.clone(),
+            extensions: http::Extensions::new(),
+        };
+        for check in &self.checks {
+            check(request, &registered.descriptor, &mut ctx)?;
+        }
+        Ok(ctx)
+    }
+}
+
+type AppState = State<Arc<Shared>>;
+
+pub(crate) fn router(shared: Arc<Shared>) -> Router {
+    let mut router = Router::new();
+    for version in ProtocolVersion::ALL {
+        router = router.route(version.discovery_path(), get(move |s: AppState| discovery(s, version)));
+    }
+    let base = paths::MODEL_PROVIDERS;
+    router
+        .route(paths::HEALTH, get(health))
+        .route(base, get(list_providers))
+        .route(&format!("{base}/{{id}}/health"), get(provider_health))
+        .route(&format!("{base}/{{id}}/models"), get(models))
+        .route(&format!("{base}/{{id}}/chat"), post(chat))
+        .route(&format!("{base}/{{id}}/chat/stream"), post(chat_stream))
+        .with_state(shared)
+}
+
+fn json_bytes(bytes: Bytes) -> Response {
+    ([(header::CONTENT_TYPE, "application/json")], bytes).into_response()
+}
+
+async fn discovery(State(shared): AppState, version: ProtocolVersion) -> Response {
+    let bytes = shared.manifests.iter().find(|(v, _)| *v == version).map(|(_, b)| b.clone());
+    bytes.map(json_bytes).unwrap_or_else(|| AepError::internal("manifest missing").into_response())
+}
+
+async fn health() -> Response {
+    json_bytes(Bytes::from_static(br#"{"status":"available"}"#))
+}
+
+async fn list_providers(State(shared): AppState) -> Response {
+    json_bytes(shared.provider_list.clone())
+}
+
+fn plain_context(registered: &Registered, headers: HeaderMap) -> RequestContext {
+    RequestContext {
+        cancellation: CancellationToken::new(),
+        headers,
+        descriptor: registered.descriptor.clone(),
+        extensions: http::Extensions::new(),
+    }
+}
+
+async fn provider_health(State(shared): AppState, AepPath(id): AepPath, headers: HeaderMap) -> Result<Response, AepError> {
+    let registered = shared.provider(&id)?;
+    let ctx = plain_context(registered, headers);
+    let health = match registered.provider.health(ctx).await {
+        Ok(health) => health,
+        Err(error) => Health::unavailable(error.message().to_owned()),
+    };
+    Ok(axum::Json(health).into_response())
+}
+
+async fn models(State(shared): AppState, AepPath(id): AepPath, headers: HeaderMap) -> Result<Response, AepError> {
+    let registered = shared.provider(&id)?;
+    let ctx = plain_context(registered, headers);
+    let models = registered.provider.models(ctx).await?;
+    Ok(axum::Json(models).into_response())
+}
+
+async fn chat(
+    State(shared): AppState,
+    AepPath(id): AepPath,
+    headers: HeaderMap,
+    AepJson(request): AepJson<ChatRequest>,
+) -> Result<Response, AepError> {
+    let registered = shared.provider(&id)?;
+    let cancellation = CancellationToken::new();
+    // Dropped with this future when the client goes away: the provider sees it.
+    let _guard = cancellation.clone().drop_guard();
+    let ctx = shared.prepare(&request, registered, headers, cancellation)?;
+    let response = registered.provider.chat(request, ctx).await?;
+    Ok(axum::Json(response).into_response())
+}
+
+async fn chat_stream(
+    State(shared): AppState,
+    AepPath(id): AepPath,
+    headers: HeaderMap,
+    AepJson(request): AepJson<ChatRequest>,
+) -> Result<Response, AepError> {
+    let registered = shared.provider(&id)?;
+    let cancellation = CancellationToken::new();
+    let guard = cancellation.clone().drop_guard();
+    let ctx = shared.prepare(&request, registered, headers, cancellation)?;
+    let stream = registered.provider.chat_stream(request, ctx).await?;
+    Ok(sse::response(stream, shared.keep_alive, shared.shutdown.clone(), guard))
+}
+
+/// 404 for every unknown route, as an AEP error.
+pub(crate) async fn not_found(uri: http::Uri) -> AepError {
+    AepError::new(StatusCode::NOT_FOUND, codes::NOT_FOUND, format!("no AEP route at '{}'", uri.path()))
+}
+
+/// 405 for a known route with the wrong method, as an AEP error.
+pub(crate) async fn method_not_allowed(method: http::Method, uri: http::Uri) -> AepError {
+    AepError::new(
+        StatusCode::METHOD_NOT_ALLOWED,
+        codes::METHOD_NOT_ALLOWED,
+        format!("method {method} is not allowed on '{}'", uri.path()),
+    )
+}

@@ -1,0 +1,121 @@
+//! The SSE framing of `/chat/stream`: one `data:` event per update, flushed as it is
+//! produced; the first terminal update ends the stream; an error or a panic after the
+//! headers becomes a terminal `finishReason: "error"` update; `: keep-alive` comments
+//! fill silences; a server shutdown ends the stream with a terminal update.
+
+use std::panic::AssertUnwindSafe;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use axum::body::Body;
+use axum::response::{IntoResponse, Response};
+use bytes::Bytes;
+use futures::{Stream, StreamExt, stream::CatchUnwind};
+use http::header;
+use tokio::time::{Instant, Sleep};
+use tokio_util::sync::{CancellationToken, DropGuard, WaitForCancellationFutureOwned};
+
+use super::provider::ChatStream;
+use crate::error::codes;
+use crate::protocol::{ChatUpdate, ErrorBody, FinishReason};
+
+const KEEP_ALIVE: &[u8] = b": keep-alive\n\n";
+
+/// Encodes one update as an SSE event: `data: <json>\n\n`.
+pub fn encode_event(update: &ChatUpdate) -> Bytes {
+    let mut buf = Vec::with_capacity(128);
+    buf.extend_from_slice(b"data: ");
+    // Serializing these types cannot fail: no maps with non-string keys, no I/O.
+    if serde_json::to_writer(&mut buf, update).is_err() {
+        buf.truncate(6);
+        buf.extend_from_slice(br#"{"contents":[],"finishReason":"error"}"#);
+    }
+    buf.extend_from_slice(b"\n\n");
+    Bytes::from(buf)
+}
+
+/// Wraps a provider stream as the body of a `text/event-stream` answer.
+pub(crate) fn response(
+    stream: ChatStream,
+    keep_alive: Duration,
+    shutdown: CancellationToken,
+    guard: DropGuard,
+) -> Response {
+    let body = SseBody {
+        inner: Some(AssertUnwindSafe(stream).catch_unwind()),
+        keep_alive_every: keep_alive,
+        keep_alive: Box::pin(tokio::time::sleep(keep_alive)),
+        shutdown: Box::pin(shutdown.cancelled_owned()),
+        _guard: guard,
+    };
+    (
+        [
+            (header::CONTENT_TYPE, "text/event-stream"),
+            (header::CACHE_CONTROL, "no-cache"),
+            (header::HeaderName::from_static("x-accel-buffering"), "no"),
+        ],
+        Body::from_stream(body),
+    )
+        .into_response()
+}
+
+struct SseBody {
+    inner: Option<CatchUnwind<AssertUnwindSafe<ChatStream>>>,
+    keep_alive_every: Duration,
+    keep_alive: Pin<Box<Sleep>>,
+    shutdown: Pin<Box<WaitForCancellationFutureOwned>>,
+    // Cancels the request's token when the body is dropped (client gone or stream done).
+    _guard: DropGuard,
+}
+
+impl SseBody {
+    fn end_with(&mut self, update: ChatUpdate) -> Poll<Option<Result<Bytes, std::convert::Infallible>>> {
+        // Dropping the provider stream here drops its upstream work at once.
+        self.inner = None;
+        Poll::Ready(Some(Ok(encode_event(&update))))
+    }
+}
+
+impl Stream for SseBody {
+    type Item = Result<Bytes, std::convert::Infallible>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let this = &mut *self;
+        let Some(inner) = this.inner.as_mut() else {
+            return Poll::Ready(None);
+        };
+        match inner.poll_next_unpin(cx) {
+            Poll::Ready(Some(Ok(Ok(update)))) => {
+                if update.is_terminal() {
+                    return this.end_with(update);
+                }
+                let deadline = Instant::now() + this.keep_alive_every;
+                this.keep_alive.as_mut().reset(deadline);
+                return Poll::Ready(Some(Ok(encode_event(&update))));
+            }
+            Poll::Ready(Some(Ok(Err(error)))) => {
+                tracing::warn!(code = error.code(), "stream failed: {}", error.message());
+                return this.end_with(ChatUpdate::failure(error.into_body()));
+            }
+            Poll::Ready(Some(Err(_panic))) => {
+                tracing::error!("model provider panicked while streaming");
+                let body = ErrorBody::new(codes::INTERNAL_ERROR, "the model provider failed unexpectedly");
+                return this.end_with(ChatUpdate::failure(body));
+            }
+            // A provider that ends without a terminal update finished normally.
+            Poll::Ready(None) => return this.end_with(ChatUpdate::finish(FinishReason::Stop)),
+            Poll::Pending => {}
+        }
+        if this.shutdown.as_mut().poll(cx).is_ready() {
+            let body = ErrorBody::new(codes::SHUTTING_DOWN, "the extension is shutting down");
+            return this.end_with(ChatUpdate::failure(body));
+        }
+        if this.keep_alive.as_mut().poll(cx).is_ready() {
+            let deadline = Instant::now() + this.keep_alive_every;
+            this.keep_alive.as_mut().reset(deadline);
+            return Poll::Ready(Some(Ok(Bytes::from_static(KEEP_ALIVE))));
+        }
+        Poll::Pending
+    }
+}
