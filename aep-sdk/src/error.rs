@@ -64,7 +64,10 @@ pub mod codes {
 impl AepError {
     /// An error with any status and code.
     pub fn new(status: StatusCode, code: impl Into<String>, message: impl Into<String>) -> Self {
-        Self { status, body: ErrorBody::new(code, message) }
+        Self {
+            status,
+            body: ErrorBody::new(code, message),
+        }
     }
 
     /// Sets `target` (what the error concerns: a path, an id).
@@ -75,14 +78,21 @@ impl AepError {
 
     /// Adds one `details` entry.
     pub fn with_detail(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
-        self.body.details.get_or_insert_with(BTreeMap::new).insert(key.into(), value.into());
+        self.body
+            .details
+            .get_or_insert_with(BTreeMap::new)
+            .insert(key.into(), value.into());
         self
     }
 
     /// 404 `provider_unavailable`: no provider with that id.
     pub fn unknown_provider(id: &str) -> Self {
-        Self::new(StatusCode::NOT_FOUND, codes::PROVIDER_UNAVAILABLE, format!("model provider '{id}' is not available"))
-            .with_target(id)
+        Self::new(
+            StatusCode::NOT_FOUND,
+            codes::PROVIDER_UNAVAILABLE,
+            format!("model provider '{id}' is not available"),
+        )
+        .with_target(id)
     }
 
     /// 502 `provider_unavailable`: the upstream could not be reached.
@@ -148,7 +158,13 @@ impl AepError {
 
 impl fmt::Display for AepError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} ({}): {}", self.body.code, self.status.as_u16(), self.body.message)
+        write!(
+            f,
+            "{} ({}): {}",
+            self.body.code,
+            self.status.as_u16(),
+            self.body.message
+        )
     }
 }
 

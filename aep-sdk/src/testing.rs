@@ -27,10 +27,16 @@ impl Drop for TestServer {
 /// # }
 /// ```
 pub async fn spawn(router: axum::Router) -> TestServer {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind 127.0.0.1:0");
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind 127.0.0.1:0");
     let addr = listener.local_addr().expect("local address of a bound listener");
     let handle = tokio::spawn(async move {
         let _ = axum::serve(listener, router).await;
     });
-    TestServer { base_url: format!("http://{addr}"), addr, handle }
+    TestServer {
+        base_url: format!("http://{addr}"),
+        addr,
+        handle,
+    }
 }

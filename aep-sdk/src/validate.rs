@@ -21,7 +21,10 @@ pub struct Problem {
 
 impl Problem {
     fn new(path: impl Into<String>, message: impl Into<String>) -> Self {
-        Self { path: path.into(), message: message.into() }
+        Self {
+            path: path.into(),
+            message: message.into(),
+        }
     }
 }
 
@@ -55,7 +58,10 @@ pub fn validate_manifest(manifest: &Manifest) -> Vec<Problem> {
     let ext = &manifest.extension;
     for (name, value) in [("id", &ext.id), ("name", &ext.name), ("version", &ext.version)] {
         if blank(value) {
-            problems.push(Problem::new(format!("$.extension.{name}"), format!("extension {name} must not be empty")));
+            problems.push(Problem::new(
+                format!("$.extension.{name}"),
+                format!("extension {name} must not be empty"),
+            ));
         }
     }
     check_capabilities(manifest, &mut problems);
@@ -64,15 +70,24 @@ pub fn validate_manifest(manifest: &Manifest) -> Vec<Problem> {
     for (i, provider) in manifest.contributions.model_providers.iter().enumerate() {
         let path = format!("$.contributions.modelProviders[{i}]");
         if blank(&provider.id) {
-            problems.push(Problem::new(format!("{path}.id"), "model provider id must not be empty"));
+            problems.push(Problem::new(
+                format!("{path}.id"),
+                "model provider id must not be empty",
+            ));
         } else if !providers.insert(provider.id.to_lowercase()) {
             problems.push(Problem::new(
                 format!("{path}.id"),
-                format!("model provider id '{}' is duplicated (ids match case-insensitively)", provider.id),
+                format!(
+                    "model provider id '{}' is duplicated (ids match case-insensitively)",
+                    provider.id
+                ),
             ));
         }
         if blank(&provider.display_name) {
-            problems.push(Problem::new(format!("{path}.displayName"), "model provider displayName must not be empty"));
+            problems.push(Problem::new(
+                format!("{path}.displayName"),
+                "model provider displayName must not be empty",
+            ));
         }
     }
 
@@ -80,9 +95,15 @@ pub fn validate_manifest(manifest: &Manifest) -> Vec<Problem> {
     for (i, server) in manifest.mcp_servers().iter().enumerate() {
         let path = format!("$.mcp.servers[{i}]");
         if blank(&server.id) {
-            problems.push(Problem::new(format!("{path}.id"), "MCP server id must not be empty"));
+            problems.push(Problem::new(
+                format!("{path}.id"),
+                "MCP server id must not be empty",
+            ));
         } else if !servers.insert(server.id.as_str()) {
-            problems.push(Problem::new(format!("{path}.id"), format!("MCP server id '{}' is duplicated", server.id)));
+            problems.push(Problem::new(
+                format!("{path}.id"),
+                format!("MCP server id '{}' is duplicated", server.id),
+            ));
         }
         if let Err(error) = check_endpoint(&server.endpoint) {
             problems.push(Problem::new(format!("{path}.endpoint"), error.to_string()));
@@ -93,20 +114,35 @@ pub fn validate_manifest(manifest: &Manifest) -> Vec<Problem> {
     for (i, tool) in manifest.contributions.tools.iter().enumerate() {
         let path = format!("$.contributions.tools[{i}]");
         if blank(&tool.id) {
-            problems.push(Problem::new(format!("{path}.id"), "tool contribution id must not be empty"));
+            problems.push(Problem::new(
+                format!("{path}.id"),
+                "tool contribution id must not be empty",
+            ));
         } else if !tools.insert(tool.id.as_str()) {
-            problems.push(Problem::new(format!("{path}.id"), format!("tool contribution id '{}' is duplicated", tool.id)));
+            problems.push(Problem::new(
+                format!("{path}.id"),
+                format!("tool contribution id '{}' is duplicated", tool.id),
+            ));
         }
         if blank(&tool.display_name) {
-            problems.push(Problem::new(format!("{path}.displayName"), format!("tool contribution '{}' needs a displayName", tool.id)));
+            problems.push(Problem::new(
+                format!("{path}.displayName"),
+                format!("tool contribution '{}' needs a displayName", tool.id),
+            ));
         }
         if blank(&tool.mcp.tool) {
-            problems.push(Problem::new(format!("{path}.mcp.tool"), format!("tool contribution '{}' needs an MCP tool name", tool.id)));
+            problems.push(Problem::new(
+                format!("{path}.mcp.tool"),
+                format!("tool contribution '{}' needs an MCP tool name", tool.id),
+            ));
         }
         if !servers.contains(tool.mcp.server.as_str()) {
             problems.push(Problem::new(
                 format!("{path}.mcp.server"),
-                format!("tool contribution '{}' references unknown MCP server '{}'", tool.id, tool.mcp.server),
+                format!(
+                    "tool contribution '{}' references unknown MCP server '{}'",
+                    tool.id, tool.mcp.server
+                ),
             ));
         }
     }
@@ -116,11 +152,22 @@ pub fn validate_manifest(manifest: &Manifest) -> Vec<Problem> {
 fn check_capabilities(manifest: &Manifest, problems: &mut Vec<Problem>) {
     let has = |name: &str| manifest.capabilities.contains_key(name);
     if !has(capability::HEALTH) {
-        problems.push(Problem::new("$.capabilities", "capability 'aep.health' must always be present"));
+        problems.push(Problem::new(
+            "$.capabilities",
+            "capability 'aep.health' must always be present",
+        ));
     }
     let rules = [
-        (capability::MODEL_PROVIDER, !manifest.contributions.model_providers.is_empty(), "model provider"),
-        (capability::TOOLS, !manifest.contributions.tools.is_empty(), "tool contribution"),
+        (
+            capability::MODEL_PROVIDER,
+            !manifest.contributions.model_providers.is_empty(),
+            "model provider",
+        ),
+        (
+            capability::TOOLS,
+            !manifest.contributions.tools.is_empty(),
+            "tool contribution",
+        ),
     ];
     for (name, expected, what) in rules {
         match (has(name), expected) {
@@ -138,7 +185,10 @@ fn check_capabilities(manifest: &Manifest, problems: &mut Vec<Problem>) {
     if let Some(mcp) = &manifest.mcp
         && mcp.servers.is_empty()
     {
-        problems.push(Problem::new("$.mcp", "'mcp' must be omitted when there is no MCP server"));
+        problems.push(Problem::new(
+            "$.mcp",
+            "'mcp' must be omitted when there is no MCP server",
+        ));
     }
 }
 
@@ -151,7 +201,10 @@ pub fn validate_manifest_json(document: &Value) -> Vec<Problem> {
     };
     for member in ["protocolVersion", "extension", "capabilities", "contributions"] {
         if object.get(member).is_none_or(Value::is_null) {
-            problems.push(Problem::new(format!("$.{member}"), format!("member '{member}' is required")));
+            problems.push(Problem::new(
+                format!("$.{member}"),
+                format!("member '{member}' is required"),
+            ));
         }
     }
     if let Some(contributions) = object.get("contributions").and_then(Value::as_object)
@@ -164,7 +217,13 @@ pub fn validate_manifest_json(document: &Value) -> Vec<Problem> {
     }
     let tools = document.pointer("/contributions/tools").and_then(Value::as_array);
     for (i, tool) in tools.into_iter().flatten().enumerate() {
-        for key in ["inputSchema", "outputSchema", "schema", "parameters", "annotations"] {
+        for key in [
+            "inputSchema",
+            "outputSchema",
+            "schema",
+            "parameters",
+            "annotations",
+        ] {
             if tool.get(key).is_some() {
                 problems.push(Problem::new(
                     format!("$.contributions.tools[{i}].{key}"),

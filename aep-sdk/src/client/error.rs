@@ -33,12 +33,17 @@ pub struct ClientError {
     /// HTTP status, when there was an answer.
     pub status: Option<StatusCode>,
     /// The extension's own error, when it sent one.
-    pub remote: Option<ErrorBody>,
+    pub remote: Option<Box<ErrorBody>>,
 }
 
 impl ClientError {
     pub(crate) fn new(code: &'static str, message: impl Into<String>) -> Self {
-        Self { code, message: message.into(), status: None, remote: None }
+        Self {
+            code,
+            message: message.into(),
+            status: None,
+            remote: None,
+        }
     }
 
     /// The remote error code, if the extension sent an AEP error.

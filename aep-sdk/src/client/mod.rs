@@ -35,8 +35,7 @@ pub use sse::{MAX_EVENT_BYTES, SseDecoder};
 
 use crate::protocol::{
     ChatRequest, ChatResponse, ChatUpdate, ConfigurationCatalog, ErrorResponse, Health, Manifest,
-    MigrationRequest, MigrationResponse, ModelDescriptor, ModelProviderDescriptor, ProtocolVersion,
-    paths,
+    MigrationRequest, MigrationResponse, ModelDescriptor, ModelProviderDescriptor, ProtocolVersion, paths,
 };
 use crate::validate;
 
@@ -98,7 +97,12 @@ impl ClientBuilder {
             .read_timeout(self.read_timeout)
             .build()
             .map_err(|e| ClientError::new(codes::ENDPOINT_INVALID, format!("HTTP client: {e}")))?;
-        Ok(Client { http, base, revision: self.revision, token: self.token })
+        Ok(Client {
+            http,
+            base,
+            revision: self.revision,
+            token: self.token,
+        })
     }
 }
 
@@ -138,7 +142,11 @@ impl Client {
         self.url(&format!("{}/{id}{tail}", paths::MODEL_PROVIDERS))
     }
 
-    async fn send(&self, request: reqwest::RequestBuilder, url: &str) -> Result<reqwest::Response, ClientError> {
+    async fn send(
+        &self,
+        request: reqwest::RequestBuilder,
+        url: &str,
+    ) -> Result<reqwest::Response, ClientError> {
         let request = match &self.token {
             Some(token) => request.bearer_auth(token),
             None => request,
@@ -155,7 +163,11 @@ impl Client {
         read_json(response, &url).await
     }
 
-    async fn post<B: Serialize + ?Sized, T: DeserializeOwned>(&self, url: String, body: &B) -> Result<T, ClientError> {
+    async fn post<B: Serialize + ?Sized, T: DeserializeOwned>(
+        &self,
+        url: String,
+        body: &B,
+    ) -> Result<T, ClientError> {
         let response = self.send(self.http.post(&url).json(body), &url).await?;
         read_json(response, &url).await
     }
@@ -165,18 +177,29 @@ impl Client {
     pub async fn discover(&self) -> Result<Manifest, ClientError> {
         let url = self.url(self.revision.discovery_path());
         let document: serde_json::Value = self.get(url.clone()).await?;
-        let version = document.get("protocolVersion").and_then(|v| v.as_str()).unwrap_or("<missing>");
+        let version = document
+            .get("protocolVersion")
+            .and_then(|v| v.as_str())
+            .unwrap_or("<missing>");
         if version != self.revision.as_str() {
             return Err(ClientError::new(
                 codes::PROTOCOL_INCOMPATIBLE,
-                format!("{url} speaks protocol '{version}', this client speaks exactly '{}'", self.revision),
+                format!(
+                    "{url} speaks protocol '{version}', this client speaks exactly '{}'",
+                    self.revision
+                ),
             ));
         }
         let mut problems = validate::validate_manifest_json(&document);
         let manifest: Option<Manifest> = if problems.is_empty() {
             match serde_json::from_value(document) {
                 Ok(manifest) => Some(manifest),
-                Err(e) => return Err(ClientError::new(codes::INVALID_RESPONSE, format!("{url}: manifest: {e}"))),
+                Err(e) => {
+                    return Err(ClientError::new(
+                        codes::INVALID_RESPONSE,
+                        format!("{url}: manifest: {e}"),
+                    ));
+                }
             }
         } else {
             None
@@ -190,7 +213,11 @@ impl Client {
                 codes::DESCRIPTOR_INVALID,
                 format!(
                     "{url}: invalid manifest: {}",
-                    problems.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ")
+                    problems
+                        .iter()
+                        .map(ToString::to_string)
+                        .collect::<Vec<_>>()
+                        .join("; ")
                 ),
             )),
         }
@@ -223,10 +250,18 @@ impl Client {
 
     /// `POST /aep/model-providers/{id}/chat/stream`: the updates up to and including the
     /// terminal one.
-    pub async fn chat_stream(&self, provider: &str, request: &ChatRequest) -> Result<UpdateStream, ClientError> {
+    pub async fn chat_stream(
+        &self,
+        provider: &str,
+        request: &ChatRequest,
+    ) -> Result<UpdateStream, ClientError> {
         let url = self.provider_url(provider, "/chat/stream");
         let response = self.send(self.http.post(&url).json(request), &url).await?;
-        let content_type = response.headers().get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("");
+        let content_type = response
+            .headers()
+            .get(header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("");
         if !content_type.starts_with("text/event-stream") {
             return Err(ClientError::new(
                 codes::INVALID_RESPONSE,
@@ -248,8 +283,15 @@ impl Client {
 }
 
 fn unreachable(url: &str, error: &reqwest::Error) -> ClientError {
-    let what = if error.is_timeout() { "timed out" } else { "could not connect" };
-    ClientError::new(codes::EXTENSION_UNREACHABLE, format!("{url}: {what}: {}", error_chain(error)))
+    let what = if error.is_timeout() {
+        "timed out"
+    } else {
+        "could not connect"
+    };
+    ClientError::new(
+        codes::EXTENSION_UNREACHABLE,
+        format!("{url}: {what}: {}", error_chain(error)),
+    )
 }
 
 fn error_chain(error: &dyn std::error::Error) -> String {
@@ -266,9 +308,14 @@ fn error_chain(error: &dyn std::error::Error) -> String {
 async fn failure(response: reqwest::Response, url: &str) -> ClientError {
     let status = response.status();
     let body = response.bytes().await.unwrap_or_default();
-    let remote = serde_json::from_slice::<ErrorResponse>(&body).ok().map(|r| r.error);
+    let remote = serde_json::from_slice::<ErrorResponse>(&body)
+        .ok()
+        .map(|r| Box::new(r.error));
     let mut error = match &remote {
-        Some(remote) => ClientError::new(codes::EXTENSION_REQUEST_FAILED, format!("{url}: {}", remote.message)),
+        Some(remote) => ClientError::new(
+            codes::EXTENSION_REQUEST_FAILED,
+            format!("{url}: {}", remote.message),
+        ),
         None => ClientError::new(
             codes::INVALID_RESPONSE,
             format!("{url}: HTTP {} without an AEP error body", status.as_u16()),
@@ -339,7 +386,10 @@ impl Reader {
             Ok(update) => update,
             Err(e) => {
                 self.done = true;
-                return Err(ClientError::new(codes::INVALID_RESPONSE, format!("{}: bad update: {e}", self.url)));
+                return Err(ClientError::new(
+                    codes::INVALID_RESPONSE,
+                    format!("{}: bad update: {e}", self.url),
+                ));
             }
         };
         if !update.is_terminal() {
@@ -352,7 +402,7 @@ impl Reader {
                     codes::EXTENSION_REQUEST_FAILED,
                     format!("{}: the stream failed: {}", self.url, remote.message),
                 );
-                error.remote = Some(remote);
+                error.remote = Some(Box::new(remote));
                 Err(error)
             }
             None => Ok(update),

@@ -100,7 +100,10 @@ impl Content {
 
     /// `text` content.
     pub fn text(text: impl Into<String>) -> Self {
-        Self { text: Some(text.into()), ..Self::empty(ContentKind::Text) }
+        Self {
+            text: Some(text.into()),
+            ..Self::empty(ContentKind::Text)
+        }
     }
 
     /// `image` content carried inline as base64.
@@ -123,7 +126,11 @@ impl Content {
 
     /// `structured` content.
     pub fn structured(data: Value, media_type: Option<String>) -> Self {
-        Self { data: Some(data), media_type, ..Self::empty(ContentKind::Structured) }
+        Self {
+            data: Some(data),
+            media_type,
+            ..Self::empty(ContentKind::Structured)
+        }
     }
 
     /// Reasoning text, as `structured` content with [`REASONING_MEDIA_TYPE`].
@@ -135,7 +142,11 @@ impl Content {
     /// `toolCall` content.
     pub fn tool_call(id: impl Into<String>, name: impl Into<String>, arguments: Value) -> Self {
         Self {
-            tool_call: Some(ToolCall { id: id.into(), name: name.into(), arguments }),
+            tool_call: Some(ToolCall {
+                id: id.into(),
+                name: name.into(),
+                arguments,
+            }),
             ..Self::empty(ContentKind::ToolCall)
         }
     }
@@ -143,7 +154,11 @@ impl Content {
     /// `toolResult` content.
     pub fn tool_result(call_id: impl Into<String>, result: Value, is_error: bool) -> Self {
         Self {
-            tool_result: Some(ToolResult { call_id: call_id.into(), result, is_error }),
+            tool_result: Some(ToolResult {
+                call_id: call_id.into(),
+                result,
+                is_error,
+            }),
             ..Self::empty(ContentKind::ToolResult)
         }
     }
@@ -158,9 +173,7 @@ impl Content {
 
     /// The reasoning text of reasoning content.
     pub fn as_reasoning(&self) -> Option<&str> {
-        if self.kind != ContentKind::Structured
-            || self.media_type.as_deref() != Some(REASONING_MEDIA_TYPE)
-        {
+        if self.kind != ContentKind::Structured || self.media_type.as_deref() != Some(REASONING_MEDIA_TYPE) {
             return None;
         }
         self.data.as_ref()?.get("text")?.as_str()
@@ -211,7 +224,11 @@ pub struct Message {
 impl Message {
     /// A message with the given role and contents.
     pub fn new(role: Role, contents: Vec<Content>) -> Self {
-        Self { role, contents, author_name: None }
+        Self {
+            role,
+            contents,
+            author_name: None,
+        }
     }
 
     /// A user message with one text content.
@@ -252,7 +269,11 @@ pub struct ChatRequest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub options: Option<ModelOptions>,
     /// Functions the model may call; omitted when empty.
-    #[serde(default, deserialize_with = "null_default", skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "null_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub tools: Vec<ToolDefinition>,
     /// Free-form metadata.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -262,12 +283,22 @@ pub struct ChatRequest {
 impl ChatRequest {
     /// A request for `model` with `messages` and nothing else.
     pub fn new(model: impl Into<String>, messages: Vec<Message>) -> Self {
-        Self { model: model.into(), messages, options: None, tools: Vec::new(), metadata: None }
+        Self {
+            model: model.into(),
+            messages,
+            options: None,
+            tools: Vec::new(),
+            metadata: None,
+        }
     }
 
     /// The text of the last user message, if any.
     pub fn last_user_text(&self) -> Option<String> {
-        self.messages.iter().rev().find(|m| m.role == Role::User).map(Message::text)
+        self.messages
+            .iter()
+            .rev()
+            .find(|m| m.role == Role::User)
+            .map(Message::text)
     }
 }
 
@@ -405,17 +436,28 @@ pub struct ChatUpdate {
 impl ChatUpdate {
     /// An assistant update with one text delta.
     pub fn text(delta: impl Into<String>) -> Self {
-        Self { contents: vec![Content::text(delta)], role: Some(Role::Assistant), ..Self::default() }
+        Self {
+            contents: vec![Content::text(delta)],
+            role: Some(Role::Assistant),
+            ..Self::default()
+        }
     }
 
     /// A terminal update with `finish_reason` and no contents.
     pub fn finish(finish_reason: FinishReason) -> Self {
-        Self { finish_reason: Some(finish_reason), ..Self::default() }
+        Self {
+            finish_reason: Some(finish_reason),
+            ..Self::default()
+        }
     }
 
     /// The terminal update that reports a failure after the stream started.
     pub fn failure(error: ErrorBody) -> Self {
-        Self { finish_reason: Some(FinishReason::Error), error: Some(error), ..Self::default() }
+        Self {
+            finish_reason: Some(FinishReason::Error),
+            error: Some(error),
+            ..Self::default()
+        }
     }
 
     /// Whether this update ends the stream.

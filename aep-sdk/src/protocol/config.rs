@@ -37,7 +37,11 @@ pub struct OptionSet {
     #[serde(default, deserialize_with = "null_default")]
     pub versions: Vec<OptionSetVersion>,
     /// Registered migration edges; omitted when none.
-    #[serde(default, deserialize_with = "null_default", skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "null_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub migrations: Vec<MigrationEdge>,
 }
 

@@ -30,6 +30,11 @@ pub struct ErrorBody {
 impl ErrorBody {
     /// An error with a code and a message.
     pub fn new(code: impl Into<String>, message: impl Into<String>) -> Self {
-        Self { code: code.into(), message: message.into(), target: None, details: None }
+        Self {
+            code: code.into(),
+            message: message.into(),
+            target: None,
+            details: None,
+        }
     }
 }

@@ -46,7 +46,10 @@ impl Manifest {
 
     /// The MCP servers declared (empty when none).
     pub fn mcp_servers(&self) -> &[McpServerDescriptor] {
-        self.mcp.as_ref().map(|m| m.servers.as_slice()).unwrap_or_default()
+        self.mcp
+            .as_ref()
+            .map(|m| m.servers.as_slice())
+            .unwrap_or_default()
     }
 }
 
@@ -82,7 +85,11 @@ pub struct CapabilityDescriptor {
 impl CapabilityDescriptor {
     /// A capability at `version` with an endpoint.
     pub fn new(version: impl Into<String>, endpoint: Option<&str>) -> Self {
-        Self { version: version.into(), endpoint: endpoint.map(str::to_owned), metadata: None }
+        Self {
+            version: version.into(),
+            endpoint: endpoint.map(str::to_owned),
+            metadata: None,
+        }
     }
 }
 
@@ -94,7 +101,11 @@ pub struct Contributions {
     #[serde(default, deserialize_with = "null_default")]
     pub model_providers: Vec<ModelProviderDescriptor>,
     /// Tool contributions; omitted when empty.
-    #[serde(default, deserialize_with = "null_default", skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "null_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub tools: Vec<ToolContribution>,
 }
 

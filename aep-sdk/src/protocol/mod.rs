@@ -25,9 +25,8 @@ mod revision;
 pub(crate) mod serde_util;
 
 pub use chat::{
-    ChatRequest, ChatResponse, ChatUpdate, Content, ContentKind, FinishReason, JsonSchemaFormat,
-    Message, ModelOptions, REASONING_MEDIA_TYPE, ResponseFormat, Role, ToolCall, ToolDefinition,
-    ToolResult, Usage,
+    ChatRequest, ChatResponse, ChatUpdate, Content, ContentKind, FinishReason, JsonSchemaFormat, Message,
+    ModelOptions, REASONING_MEDIA_TYPE, ResponseFormat, Role, ToolCall, ToolDefinition, ToolResult, Usage,
 };
 pub use config::{
     CONTRIBUTION_KIND_MODEL_PROVIDER, ConfigurationCatalog, MigrationEdge, MigrationRequest,
@@ -35,12 +34,10 @@ pub use config::{
 };
 pub use error::{ErrorBody, ErrorResponse};
 pub use manifest::{
-    CapabilityDescriptor, Contributions, ExtensionIdentity, Manifest, McpDescriptor,
-    McpServerDescriptor, McpToolMapping, ToolContribution, capability,
+    CapabilityDescriptor, Contributions, ExtensionIdentity, Manifest, McpDescriptor, McpServerDescriptor,
+    McpToolMapping, ToolContribution, capability,
 };
-pub use provider::{
-    Availability, Health, ModelDescriptor, ModelProviderDescriptor, ProviderCapabilities,
-};
+pub use provider::{Availability, Health, ModelDescriptor, ModelProviderDescriptor, ProviderCapabilities};
 pub use revision::{ProtocolVersion, UnknownProtocolVersion};
 
 /// Fixed paths of the AEP routes, relative to an extension's base URL.

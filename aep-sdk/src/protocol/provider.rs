@@ -91,7 +91,12 @@ impl ModelDescriptor {
     /// A model whose display name is its id.
     pub fn new(id: impl Into<String>) -> Self {
         let id = id.into();
-        Self { display_name: id.clone(), id, capabilities: None, metadata: None }
+        Self {
+            display_name: id.clone(),
+            id,
+            capabilities: None,
+            metadata: None,
+        }
     }
 }
 
@@ -108,12 +113,18 @@ pub struct Health {
 impl Health {
     /// `{"status":"available"}`.
     pub fn available() -> Self {
-        Self { status: Availability::Available, details: None }
+        Self {
+            status: Availability::Available,
+            details: None,
+        }
     }
 
     /// `{"status":"unavailable","details":...}`.
     pub fn unavailable(details: impl Into<String>) -> Self {
-        Self { status: Availability::Unavailable, details: Some(details.into()) }
+        Self {
+            status: Availability::Unavailable,
+            details: Some(details.into()),
+        }
     }
 }
 

@@ -15,8 +15,8 @@ use super::mcp::McpMount;
 use super::provider::ModelProvider;
 use super::routes::{self, Registered, RequestCheck, Shared};
 use crate::protocol::{
-    CapabilityDescriptor, Contributions, ExtensionIdentity, Manifest, McpDescriptor,
-    ModelProviderDescriptor, ProtocolVersion, ToolContribution, capability, paths,
+    CapabilityDescriptor, Contributions, ExtensionIdentity, Manifest, McpDescriptor, ModelProviderDescriptor,
+    ProtocolVersion, ToolContribution, capability, paths,
 };
 use crate::{AepError, Error};
 
@@ -46,9 +46,18 @@ pub struct Extension {
 
 impl Extension {
     /// Starts declaring an extension with its identity.
-    pub fn builder(id: impl Into<String>, name: impl Into<String>, version: impl Into<String>) -> ExtensionBuilder {
+    pub fn builder(
+        id: impl Into<String>,
+        name: impl Into<String>,
+        version: impl Into<String>,
+    ) -> ExtensionBuilder {
         ExtensionBuilder {
-            identity: ExtensionIdentity { id: id.into(), name: name.into(), version: version.into(), description: None },
+            identity: ExtensionIdentity {
+                id: id.into(),
+                name: name.into(),
+                version: version.into(),
+                description: None,
+            },
             providers: Vec::new(),
             tools: Vec::new(),
             mcp: Vec::new(),
@@ -63,7 +72,10 @@ impl Extension {
 
     /// The manifest served for `version`.
     pub fn manifest(&self, version: ProtocolVersion) -> Manifest {
-        Manifest { protocol_version: version, ..self.manifest.clone() }
+        Manifest {
+            protocol_version: version,
+            ..self.manifest.clone()
+        }
     }
 
     /// The extension's identity.
@@ -113,8 +125,15 @@ impl ExtensionBuilder {
     }
 
     /// Adds a model provider.
-    pub fn model_provider<P: ModelProvider>(mut self, descriptor: ModelProviderDescriptor, provider: P) -> Self {
-        self.providers.push(Registered { descriptor: Arc::new(descriptor), provider: Arc::new(provider) });
+    pub fn model_provider<P: ModelProvider>(
+        mut self,
+        descriptor: ModelProviderDescriptor,
+        provider: P,
+    ) -> Self {
+        self.providers.push(Registered {
+            descriptor: Arc::new(descriptor),
+            provider: Arc::new(provider),
+        });
         self
     }
 
@@ -131,7 +150,12 @@ impl ExtensionBuilder {
     where
         H: rmcp::ServerHandler + Clone + Send + Sync + 'static,
     {
-        self.mcp.push(McpMount::new(id.into(), path.into(), handler, self.shutdown.clone()));
+        self.mcp.push(McpMount::new(
+            id.into(),
+            path.into(),
+            handler,
+            self.shutdown.clone(),
+        ));
         self
     }
 
@@ -145,7 +169,11 @@ impl ExtensionBuilder {
     /// request or attach typed values to the context.
     pub fn request_check(
         mut self,
-        check: impl Fn(&crate::protocol::ChatRequest, &ModelProviderDescriptor, &mut super::RequestContext) -> Result<(), AepError>
+        check: impl Fn(
+            &crate::protocol::ChatRequest,
+            &ModelProviderDescriptor,
+            &mut super::RequestContext,
+        ) -> Result<(), AepError>
         + Send
         + Sync
         + 'static,
@@ -174,7 +202,10 @@ impl ExtensionBuilder {
 
     fn build_manifest(&self) -> Manifest {
         let mut capabilities = indexmap::IndexMap::new();
-        capabilities.insert(capability::HEALTH.to_owned(), CapabilityDescriptor::new(capability::VERSION, Some(paths::HEALTH)));
+        capabilities.insert(
+            capability::HEALTH.to_owned(),
+            CapabilityDescriptor::new(capability::VERSION, Some(paths::HEALTH)),
+        );
         if !self.providers.is_empty() {
             capabilities.insert(
                 capability::MODEL_PROVIDER.to_owned(),
@@ -182,7 +213,10 @@ impl ExtensionBuilder {
             );
         }
         if !self.tools.is_empty() {
-            capabilities.insert(capability::TOOLS.to_owned(), CapabilityDescriptor::new(capability::VERSION, None));
+            capabilities.insert(
+                capability::TOOLS.to_owned(),
+                CapabilityDescriptor::new(capability::VERSION, None),
+            );
         }
         for (name, descriptor) in &self.capabilities {
             capabilities.insert(name.clone(), descriptor.clone());
@@ -203,14 +237,22 @@ impl ExtensionBuilder {
     /// Checks the declaration against every manifest rule and builds the extension.
     pub fn build(self) -> Result<Extension, Error> {
         let manifest = self.build_manifest();
-        let mut problems: Vec<String> =
-            crate::validate::validate_manifest(&manifest).iter().map(ToString::to_string).collect();
+        let mut problems: Vec<String> = crate::validate::validate_manifest(&manifest)
+            .iter()
+            .map(ToString::to_string)
+            .collect();
         let mut paths_seen = std::collections::HashSet::new();
         for mount in &self.mcp {
             if !mount.path.starts_with('/') {
-                problems.push(format!("MCP server '{}': path '{}' must start with '/'", mount.id, mount.path));
+                problems.push(format!(
+                    "MCP server '{}': path '{}' must start with '/'",
+                    mount.id, mount.path
+                ));
             } else if !paths_seen.insert(mount.path.clone()) {
-                problems.push(format!("MCP server '{}': path '{}' is used twice", mount.id, mount.path));
+                problems.push(format!(
+                    "MCP server '{}': path '{}' is used twice",
+                    mount.id, mount.path
+                ));
             }
         }
         if !problems.is_empty() {
@@ -219,11 +261,15 @@ impl ExtensionBuilder {
         let manifests = ProtocolVersion::ALL
             .into_iter()
             .map(|v| {
-                let document = Manifest { protocol_version: v, ..manifest.clone() };
+                let document = Manifest {
+                    protocol_version: v,
+                    ..manifest.clone()
+                };
                 (v, Bytes::from(serde_json::to_vec(&document).unwrap_or_default()))
             })
             .collect();
-        let provider_list = Bytes::from(serde_json::to_vec(&manifest.contributions.model_providers).unwrap_or_default());
+        let provider_list =
+            Bytes::from(serde_json::to_vec(&manifest.contributions.model_providers).unwrap_or_default());
         let mut mcp = self.extra_routes;
         for mount in self.mcp {
             mcp = mcp.merge(mount.router);
@@ -236,6 +282,12 @@ impl ExtensionBuilder {
             shutdown: self.shutdown.clone(),
             checks: self.checks,
         };
-        Ok(Extension { manifest, shared: Arc::new(shared), mcp, body_limit: self.body_limit, shutdown: self.shutdown })
+        Ok(Extension {
+            manifest,
+            shared: Arc::new(shared),
+            mcp,
+            body_limit: self.body_limit,
+            shutdown: self.shutdown,
+        })
     }
 }

@@ -25,12 +25,19 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for AepJson<T> {
 }
 
 fn check_content_type(headers: &http::HeaderMap) -> Result<(), AepError> {
-    let value = headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("");
+    let value = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
     let essence = value.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
     if essence == "application/json" || (essence.starts_with("application/") && essence.ends_with("+json")) {
         return Ok(());
     }
-    let shown = if value.is_empty() { "none".to_owned() } else { format!("'{value}'") };
+    let shown = if value.is_empty() {
+        "none".to_owned()
+    } else {
+        format!("'{value}'")
+    };
     Err(AepError::new(
         StatusCode::UNSUPPORTED_MEDIA_TYPE,
         codes::INVALID_REQUEST,
@@ -46,7 +53,10 @@ fn body_error(rejection: BytesRejection) -> AepError {
             "the request body is larger than this extension accepts",
         );
     }
-    AepError::invalid_request(format!("could not read the request body: {}", rejection.body_text()))
+    AepError::invalid_request(format!(
+        "could not read the request body: {}",
+        rejection.body_text()
+    ))
 }
 
 /// Decodes a JSON document into `T`, with the path of the first wrong member.
@@ -61,7 +71,8 @@ pub(crate) fn decode<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, AepError> {
             AepError::invalid_request(format!("malformed JSON: {inner}"))
         }
     })?;
-    de.end().map_err(|e| AepError::invalid_request(format!("malformed JSON: {e}")))?;
+    de.end()
+        .map_err(|e| AepError::invalid_request(format!("malformed JSON: {e}")))?;
     Ok(value)
 }
 

@@ -34,6 +34,9 @@ impl McpMount {
     }
 
     pub(crate) fn descriptor(&self) -> McpServerDescriptor {
-        McpServerDescriptor { id: self.id.clone(), endpoint: self.path.clone() }
+        McpServerDescriptor {
+            id: self.id.clone(),
+            endpoint: self.path.clone(),
+        }
     }
 }

@@ -122,17 +122,33 @@ pub trait ModelProvider: Send + Sync + 'static {
 
 /// Object-safe form of [`ModelProvider`], what the router stores.
 pub(crate) trait DynProvider: Send + Sync {
-    fn chat_stream(&self, request: ChatRequest, ctx: RequestContext) -> BoxFuture<'_, Result<ChatStream, AepError>>;
-    fn chat(&self, request: ChatRequest, ctx: RequestContext) -> BoxFuture<'_, Result<ChatResponse, AepError>>;
+    fn chat_stream(
+        &self,
+        request: ChatRequest,
+        ctx: RequestContext,
+    ) -> BoxFuture<'_, Result<ChatStream, AepError>>;
+    fn chat(
+        &self,
+        request: ChatRequest,
+        ctx: RequestContext,
+    ) -> BoxFuture<'_, Result<ChatResponse, AepError>>;
     fn models(&self, ctx: RequestContext) -> BoxFuture<'_, Result<Vec<ModelDescriptor>, AepError>>;
     fn health(&self, ctx: RequestContext) -> BoxFuture<'_, Result<Health, AepError>>;
 }
 
 impl<P: ModelProvider> DynProvider for P {
-    fn chat_stream(&self, request: ChatRequest, ctx: RequestContext) -> BoxFuture<'_, Result<ChatStream, AepError>> {
+    fn chat_stream(
+        &self,
+        request: ChatRequest,
+        ctx: RequestContext,
+    ) -> BoxFuture<'_, Result<ChatStream, AepError>> {
         Box::pin(ModelProvider::chat_stream(self, request, ctx))
     }
-    fn chat(&self, request: ChatRequest, ctx: RequestContext) -> BoxFuture<'_, Result<ChatResponse, AepError>> {
+    fn chat(
+        &self,
+        request: ChatRequest,
+        ctx: RequestContext,
+    ) -> BoxFuture<'_, Result<ChatResponse, AepError>> {
         Box::pin(ModelProvider::chat(self, request, ctx))
     }
     fn models(&self, ctx: RequestContext) -> BoxFuture<'_, Result<Vec<ModelDescriptor>, AepError>> {

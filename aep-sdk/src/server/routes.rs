@@ -27,8 +27,9 @@ pub(crate) struct Registered {
 
 /// Validates a chat request beyond its JSON shape, before the provider runs; may attach
 /// typed values to the context (the configuration layer plugs in here).
-pub(crate) type RequestCheck =
-    Arc<dyn Fn(&ChatRequest, &ModelProviderDescriptor, &mut RequestContext) -> Result<(), AepError> + Send + Sync>;
+pub(crate) type RequestCheck = Arc<
+    dyn Fn(&ChatRequest, &ModelProviderDescriptor, &mut RequestContext) -> Result<(), AepError> + Send + Sync,
+>;
 
 pub(crate) struct Shared {
     pub(crate) manifests: Vec<(ProtocolVersion, Bytes)>,
@@ -59,7 +60,10 @@ impl Shared {
             return Err(AepError::invalid_request("'model' must not be empty").with_target("model"));
         }
         if request.messages.is_empty() {
-            return Err(AepError::invalid_request("'messages' must hold at least one message").with_target("messages"));
+            return Err(
+                AepError::invalid_request("'messages' must hold at least one message")
+                    .with_target("messages"),
+            );
         }
         let mut ctx = RequestContext {
             cancellation,
@@ -79,7 +83,10 @@ type AppState = State<Arc<Shared>>;
 pub(crate) fn router(shared: Arc<Shared>) -> Router {
     let mut router = Router::new();
     for version in ProtocolVersion::ALL {
-        router = router.route(version.discovery_path(), get(move |s: AppState| discovery(s, version)));
+        router = router.route(
+            version.discovery_path(),
+            get(move |s: AppState| discovery(s, version)),
+        );
     }
     let base = paths::MODEL_PROVIDERS;
     router
@@ -97,8 +104,14 @@ fn json_bytes(bytes: Bytes) -> Response {
 }
 
 async fn discovery(State(shared): AppState, version: ProtocolVersion) -> Response {
-    let bytes = shared.manifests.iter().find(|(v, _)| *v == version).map(|(_, b)| b.clone());
-    bytes.map(json_bytes).unwrap_or_else(|| AepError::internal("manifest missing").into_response())
+    let bytes = shared
+        .manifests
+        .iter()
+        .find(|(v, _)| *v == version)
+        .map(|(_, b)| b.clone());
+    bytes
+        .map(json_bytes)
+        .unwrap_or_else(|| AepError::internal("manifest missing").into_response())
 }
 
 async fn health() -> Response {
@@ -118,7 +131,11 @@ fn plain_context(registered: &Registered, headers: HeaderMap) -> RequestContext 
     }
 }
 
-async fn provider_health(State(shared): AppState, AepPath(id): AepPath, headers: HeaderMap) -> Result<Response, AepError> {
+async fn provider_health(
+    State(shared): AppState,
+    AepPath(id): AepPath,
+    headers: HeaderMap,
+) -> Result<Response, AepError> {
     let registered = shared.provider(&id)?;
     let ctx = plain_context(registered, headers);
     let health = match registered.provider.health(ctx).await {
@@ -128,7 +145,11 @@ async fn provider_health(State(shared): AppState, AepPath(id): AepPath, headers:
     Ok(axum::Json(health).into_response())
 }
 
-async fn models(State(shared): AppState, AepPath(id): AepPath, headers: HeaderMap) -> Result<Response, AepError> {
+async fn models(
+    State(shared): AppState,
+    AepPath(id): AepPath,
+    headers: HeaderMap,
+) -> Result<Response, AepError> {
     let registered = shared.provider(&id)?;
     let ctx = plain_context(registered, headers);
     let models = registered.provider.models(ctx).await?;
@@ -161,12 +182,21 @@ async fn chat_stream(
     let guard = cancellation.clone().drop_guard();
     let ctx = shared.prepare(&request, registered, headers, cancellation)?;
     let stream = registered.provider.chat_stream(request, ctx).await?;
-    Ok(sse::response(stream, shared.keep_alive, shared.shutdown.clone(), guard))
+    Ok(sse::response(
+        stream,
+        shared.keep_alive,
+        shared.shutdown.clone(),
+        guard,
+    ))
 }
 
 /// 404 for every unknown route, as an AEP error.
 pub(crate) async fn not_found(uri: http::Uri) -> AepError {
-    AepError::new(StatusCode::NOT_FOUND, codes::NOT_FOUND, format!("no AEP route at '{}'", uri.path()))
+    AepError::new(
+        StatusCode::NOT_FOUND,
+        codes::NOT_FOUND,
+        format!("no AEP route at '{}'", uri.path()),
+    )
 }
 
 /// 405 for a known route with the wrong method, as an AEP error.

@@ -29,7 +29,10 @@ pub struct ServeArgs {
 
 impl Default for ServeArgs {
     fn default() -> Self {
-        Self { listen: DEFAULT_LISTEN.to_owned(), shutdown_grace_secs: 10 }
+        Self {
+            listen: DEFAULT_LISTEN.to_owned(),
+            shutdown_grace_secs: 10,
+        }
     }
 }
 
@@ -85,7 +88,10 @@ impl Extension {
         init_tracing();
         let listener = TcpListener::bind(&args.listen)
             .await
-            .map_err(|source| Error::Bind { addr: args.listen.clone(), source })?;
+            .map_err(|source| Error::Bind {
+                addr: args.listen.clone(),
+                source,
+            })?;
         let addr = listener.local_addr()?;
         tracing::info!(extension = %self.identity().id, "listening on http://{addr}");
         let grace = Duration::from_secs(args.shutdown_grace_secs);
