@@ -25,6 +25,7 @@
 //! }
 //! ```
 
+mod aep_extension;
 mod builder;
 mod extract;
 mod mcp;
@@ -33,6 +34,7 @@ mod routes;
 mod serve;
 pub mod sse;
 
+pub use aep_extension::AepExtension;
 pub use builder::{DEFAULT_BODY_LIMIT, DEFAULT_KEEP_ALIVE, Extension, ExtensionBuilder};
 pub use extract::{AepJson, AepPath};
 pub use provider::{ChatStream, ModelProvider, RequestContext, collect_stream};

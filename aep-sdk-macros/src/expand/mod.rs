@@ -1,0 +1,104 @@
+//! Code generation: the impl as written (helper attributes removed), then a hidden
+//! `const _: () = { ... };` block with the providers, tool calls and the
+//! `AepExtension` impl.
+
+mod providers;
+mod tools;
+
+use proc_macro2::TokenStream;
+use quote::quote;
+use syn::{ImplItem, ItemImpl, Lit};
+
+use crate::model::{self, Errors, Extension};
+
+pub fn aep_extension(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let mut item: ItemImpl = match syn::parse2(item) {
+        Ok(item) => item,
+        Err(error) => {
+            let message = "`#[aep_extension]` goes on an `impl` block: `impl MyExtension { ... }`";
+            return syn::Error::new(error.span(), message).to_compile_error();
+        }
+    };
+    let mut errors = Errors::default();
+    let model = model::build(attr, &item, &mut errors);
+    strip_helper_attributes(&mut item);
+    match (errors.into_result(), model) {
+        (Ok(()), Some(model)) => {
+            let generated = generate(&model);
+            quote! { #item #generated }
+        }
+        (Err(error), _) => {
+            let error = error.to_compile_error();
+            quote! { #item #error }
+        }
+        (Ok(()), None) => quote! { #item },
+    }
+}
+
+fn strip_helper_attributes(item: &mut ItemImpl) {
+    for impl_item in &mut item.items {
+        let ImplItem::Fn(method) = impl_item else { continue };
+        let annotated = method
+            .attrs
+            .iter()
+            .any(|a| model::HELPER_ATTRIBUTES.iter().any(|k| a.path().is_ident(k)));
+        method
+            .attrs
+            .retain(|a| !model::HELPER_ATTRIBUTES.iter().any(|k| a.path().is_ident(k)));
+        if !annotated {
+            continue;
+        }
+        // Doc comments and `#[args]` on parameters are ours; rustc rejects them.
+        for input in &mut method.sig.inputs {
+            if let syn::FnArg::Typed(pat_type) = input {
+                pat_type
+                    .attrs
+                    .retain(|a| !a.path().is_ident("doc") && !a.path().is_ident("args"));
+            }
+        }
+    }
+}
+
+fn generate(model: &Extension) -> TokenStream {
+    let self_ty = &model.self_ty;
+    let id = &model.id;
+    let name = &model.name;
+    let version = match &model.version {
+        Some(v) => quote! { #v },
+        None => quote! { ::core::env!("CARGO_PKG_VERSION") },
+    };
+    let description = model
+        .description
+        .as_ref()
+        .map(|d| quote! { builder = builder.description(#d); });
+    let (provider_items, provider_registrations) = providers::generate(model);
+    let (tool_items, tool_registrations) = tools::generate(model, &version);
+    quote! {
+        #[doc(hidden)]
+        #[allow(non_camel_case_types, non_snake_case, clippy::all)]
+        const _: () = {
+            #(#provider_items)*
+            #(#tool_items)*
+
+            impl ::aep_sdk::server::AepExtension for #self_ty {
+                fn extension_builder(self) -> ::aep_sdk::server::ExtensionBuilder {
+                    let state = ::std::sync::Arc::new(self);
+                    let mut builder = ::aep_sdk::server::Extension::builder(#id, #name, #version);
+                    #description
+                    #provider_registrations
+                    #tool_registrations
+                    let _ = &state;
+                    builder
+                }
+            }
+        };
+    }
+}
+
+/// `metadata(k = lit, ...)` as a `serde_json::Map` expression.
+fn metadata_map(entries: &[(String, Lit)]) -> TokenStream {
+    let pairs = entries.iter().map(|(key, value)| {
+        quote! { (::std::string::String::from(#key), ::aep_sdk::__private::serde_json::Value::from(#value)) }
+    });
+    quote! { ::aep_sdk::__private::serde_json::Map::from_iter([#(#pairs),*]) }
+}

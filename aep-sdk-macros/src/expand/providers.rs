@@ -1,0 +1,92 @@
+//! `#[model_provider]` (+ `#[chat]`, `#[models]`, `#[health]`) -> a `ModelProvider`
+//! impl over the shared state, and its descriptor.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+
+use super::metadata_map;
+use crate::model::{Extension, Provider, Sibling};
+
+pub fn generate(model: &Extension) -> (Vec<TokenStream>, TokenStream) {
+    let self_ty = &model.self_ty;
+    let mut items = Vec::new();
+    let mut registrations = TokenStream::new();
+    for provider in &model.providers {
+        let ty = format_ident!("__AepProvider_{}", provider.method);
+        let stream = call(&provider.method, provider.with_context, true);
+        let chat = provider.chat.as_ref().map(|s| {
+            let call = sibling_call(s, true);
+            quote! {
+                async fn chat(&self, request: ::aep_sdk::protocol::ChatRequest, ctx: ::aep_sdk::server::RequestContext)
+                    -> ::core::result::Result<::aep_sdk::protocol::ChatResponse, ::aep_sdk::AepError> { #call }
+            }
+        });
+        let models = provider.list_models.as_ref().map(|s| {
+            let call = sibling_call(s, false);
+            quote! {
+                async fn models(&self, ctx: ::aep_sdk::server::RequestContext)
+                    -> ::core::result::Result<::std::vec::Vec<::aep_sdk::protocol::ModelDescriptor>, ::aep_sdk::AepError> { #call }
+            }
+        });
+        let health = provider.health.as_ref().map(|s| {
+            let call = sibling_call(s, false);
+            quote! {
+                async fn health(&self, ctx: ::aep_sdk::server::RequestContext)
+                    -> ::core::result::Result<::aep_sdk::protocol::Health, ::aep_sdk::AepError> { #call }
+            }
+        });
+        items.push(quote! {
+            struct #ty(::std::sync::Arc<#self_ty>);
+
+            impl ::aep_sdk::server::ModelProvider for #ty {
+                async fn chat_stream(&self, request: ::aep_sdk::protocol::ChatRequest, ctx: ::aep_sdk::server::RequestContext)
+                    -> ::core::result::Result<::aep_sdk::server::ChatStream, ::aep_sdk::AepError> { #stream }
+                #chat
+                #models
+                #health
+            }
+        });
+        let descriptor = descriptor(provider);
+        registrations.extend(quote! {
+            builder = builder.model_provider(#descriptor, #ty(state.clone()));
+        });
+    }
+    (items, registrations)
+}
+
+fn call(method: &syn::Ident, with_context: bool, with_request: bool) -> TokenStream {
+    let request = with_request.then(|| quote! { request, });
+    if with_context {
+        quote! { self.0.#method(#request ctx).await }
+    } else {
+        quote! { let _ = ctx; self.0.#method(#request).await }
+    }
+}
+
+fn sibling_call(sibling: &Sibling, with_request: bool) -> TokenStream {
+    call(&sibling.method, sibling.with_context, with_request)
+}
+
+fn descriptor(provider: &Provider) -> TokenStream {
+    let id = &provider.id;
+    let display_name = &provider.display_name;
+    let flags = provider.capabilities.iter().map(|(key, value)| {
+        let key = format_ident!("{}", key);
+        quote! { descriptor.capabilities.#key = #value; }
+    });
+    let models = (!provider.models.is_empty()).then(|| {
+        let models = &provider.models;
+        quote! { descriptor.models = ::core::option::Option::Some(::std::vec![#(::aep_sdk::protocol::ModelDescriptor::new(#models)),*]); }
+    });
+    let metadata = (!provider.metadata.is_empty()).then(|| {
+        let map = metadata_map(&provider.metadata);
+        quote! { descriptor.metadata = ::core::option::Option::Some(#map); }
+    });
+    quote! {{
+        let mut descriptor = ::aep_sdk::protocol::ModelProviderDescriptor::new(#id, #display_name);
+        #(#flags)*
+        #models
+        #metadata
+        descriptor
+    }}
+}

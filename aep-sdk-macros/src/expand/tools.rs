@@ -1,0 +1,178 @@
+//! `#[tool]` methods -> argument structs (schemars schemas), call functions, one
+//! `ToolServer` per MCP server, and the AEP tool contributions that map to them.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+
+use super::metadata_map;
+use crate::model::{Extension, OutputKind, Params, Tool};
+
+pub fn generate(model: &Extension, version: &TokenStream) -> (Vec<TokenStream>, TokenStream) {
+    let mut items = Vec::new();
+    let mut servers: Vec<(String, Vec<TokenStream>)> = Vec::new();
+    let mut contributions = TokenStream::new();
+    for tool in &model.tools {
+        let (args_ty, item) = tool_items(model, tool);
+        items.push(item);
+        let server = tool
+            .server
+            .clone()
+            .unwrap_or_else(|| model.default_server.clone());
+        let definition = tool_def(tool, &args_ty);
+        match servers.iter_mut().find(|(id, _)| *id == server) {
+            Some((_, defs)) => defs.push(definition),
+            None => servers.push((server.clone(), vec![definition])),
+        }
+        contributions.extend(contribution(tool, &server));
+    }
+    let ext_id = &model.id;
+    let mut registrations = TokenStream::new();
+    for (id, defs) in servers {
+        let path = if id == model.default_server {
+            "/mcp".to_owned()
+        } else {
+            format!("/mcp/{id}")
+        };
+        registrations.extend(quote! {
+            builder = builder.mcp_server(#id, #path, ::aep_sdk::tool::ToolServer::new(
+                state.clone(), #ext_id, #version, ::std::vec![#(#defs),*],
+            ));
+        });
+    }
+    registrations.extend(contributions);
+    (items, registrations)
+}
+
+/// The argument type and the items (argument struct, call function) of one tool.
+fn tool_items(model: &Extension, tool: &Tool) -> (TokenStream, TokenStream) {
+    let self_ty = &model.self_ty;
+    let method = &tool.method;
+    let call_fn = format_ident!("__aep_call_{}", method);
+    let (args_ty, args_struct, call_args) = match &tool.params {
+        Params::Fields(params) => {
+            let args_ty = format_ident!("__AepArgs_{}", method);
+            let fields = params.iter().filter(|p| !p.is_context).map(|p| {
+                let name = &p.name;
+                let ty = &p.ty;
+                let doc = p.doc.as_ref().map(|d| quote! { #[doc = #d] });
+                let default = p.optional.then(|| quote! { #[serde(default)] });
+                quote! { #doc #default #name: #ty }
+            });
+            let call_args: Vec<TokenStream> = params
+                .iter()
+                .map(|p| {
+                    let name = &p.name;
+                    if p.is_context {
+                        quote! { ctx.clone() }
+                    } else {
+                        quote! { args.#name }
+                    }
+                })
+                .collect();
+            let item = quote! {
+                #[derive(::aep_sdk::__private::serde::Deserialize, ::aep_sdk::__private::schemars::JsonSchema)]
+                #[serde(crate = "::aep_sdk::__private::serde")]
+                #[schemars(crate = "::aep_sdk::__private::schemars")]
+                struct #args_ty { #(#fields),* }
+            };
+            (quote! { #args_ty }, item, call_args)
+        }
+        Params::Struct { ty, ctx_position } => {
+            let call_args = match ctx_position {
+                None => vec![quote! { args }],
+                Some(0) => vec![quote! { ctx.clone() }, quote! { args }],
+                Some(_) => vec![quote! { args }, quote! { ctx.clone() }],
+            };
+            (quote! { #ty }, TokenStream::new(), call_args)
+        }
+    };
+    let convert = |value: TokenStream| match &tool.output.kind {
+        OutputKind::Text => quote! { ::aep_sdk::tool::text_result(#value) },
+        OutputKind::Unit => quote! {{ let _ = #value; ::aep_sdk::tool::unit_result() }},
+        OutputKind::Raw => value,
+        OutputKind::Structured(_) => quote! { ::aep_sdk::tool::structured_result(&#value) },
+    };
+    let result = if tool.output.fallible {
+        let ok = convert(quote! { value });
+        quote! {
+            match output {
+                ::core::result::Result::Ok(value) => #ok,
+                ::core::result::Result::Err(error) => ::aep_sdk::tool::error_result(error),
+            }
+        }
+    } else {
+        convert(quote! { output })
+    };
+    let item = quote! {
+        #args_struct
+
+        fn #call_fn(
+            state: ::std::sync::Arc<#self_ty>,
+            arguments: ::aep_sdk::tool::JsonObject,
+            ctx: ::aep_sdk::tool::ToolContext,
+        ) -> ::aep_sdk::__private::futures::future::BoxFuture<'static, ::aep_sdk::__private::rmcp::model::CallToolResult> {
+            ::std::boxed::Box::pin(async move {
+                let args: #args_ty = match ::aep_sdk::tool::parse_arguments(arguments) {
+                    ::core::result::Result::Ok(args) => args,
+                    ::core::result::Result::Err(error) => return error,
+                };
+                let output = state.#method(#(#call_args),*).await;
+                let _ = &ctx;
+                #result
+            })
+        }
+    };
+    (args_ty, item)
+}
+
+fn tool_def(tool: &Tool, args_ty: &TokenStream) -> TokenStream {
+    let name = &tool.mcp_name;
+    let call_fn = format_ident!("__aep_call_{}", tool.method);
+    let description = tool.description.as_ref().map(|d| quote! { .description(#d) });
+    let title = tool.title.as_ref().map(|t| quote! { .title(#t) });
+    let output = match &tool.output.kind {
+        OutputKind::Structured(ty) => {
+            Some(quote! { .output_schema(::aep_sdk::tool::output_schema::<#ty>()) })
+        }
+        _ => None,
+    };
+    let annotations = (!tool.annotations.is_empty()).then(|| {
+        let setters = tool.annotations.iter().map(|(key, value)| {
+            let key = format_ident!("{}", key);
+            quote! { .#key(#value) }
+        });
+        quote! { .annotations(::aep_sdk::__private::rmcp::model::ToolAnnotations::new() #(#setters)*) }
+    });
+    quote! {
+        ::aep_sdk::tool::ToolDef::new(#name, ::aep_sdk::tool::input_schema::<#args_ty>(), #call_fn)
+            #description #title #output #annotations
+    }
+}
+
+fn contribution(tool: &Tool, server: &str) -> TokenStream {
+    let id = &tool.contribution_id;
+    let display_name = &tool.display_name;
+    let name = &tool.mcp_name;
+    let description = match &tool.description {
+        Some(d) => quote! { ::core::option::Option::Some(::std::string::String::from(#d)) },
+        None => quote! { ::core::option::Option::None },
+    };
+    let metadata = if tool.metadata.is_empty() {
+        quote! { ::core::option::Option::None }
+    } else {
+        let map = metadata_map(&tool.metadata);
+        quote! { ::core::option::Option::Some(#map) }
+    };
+    quote! {
+        builder = builder.tool(::aep_sdk::protocol::ToolContribution {
+            id: ::std::string::String::from(#id),
+            display_name: ::std::string::String::from(#display_name),
+            description: #description,
+            metadata: #metadata,
+            mcp: ::aep_sdk::protocol::McpToolMapping {
+                server: ::std::string::String::from(#server),
+                tool: ::std::string::String::from(#name),
+            },
+        });
+    }
+}

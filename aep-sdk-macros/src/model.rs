@@ -1,0 +1,648 @@
+//! The annotated impl as a checked description of the extension. Every misuse is a
+//! `syn::Error` on the user's span with a message that says how to fix it; all of
+//! them are collected, not just the first.
+
+use proc_macro2::Span;
+use syn::spanned::Spanned;
+use syn::{FnArg, Ident, ImplItem, ImplItemFn, ItemImpl, Lit, LitStr, Pat, ReturnType, Type};
+
+use crate::parse::{self, Arg};
+
+pub const HELPER_ATTRIBUTES: [&str; 5] = ["tool", "model_provider", "models", "health", "chat"];
+
+pub struct Extension {
+    pub self_ty: Type,
+    pub id: LitStr,
+    pub name: LitStr,
+    pub version: Option<LitStr>,
+    pub description: Option<String>,
+    pub default_server: String,
+    pub tools: Vec<Tool>,
+    pub providers: Vec<Provider>,
+}
+
+pub struct Tool {
+    pub method: Ident,
+    pub mcp_name: String,
+    pub contribution_id: String,
+    pub display_name: String,
+    pub description: Option<String>,
+    pub title: Option<String>,
+    pub server: Option<String>,
+    pub metadata: Vec<(String, Lit)>,
+    pub annotations: Vec<(&'static str, bool)>,
+    pub params: Params,
+    pub output: Output,
+}
+
+pub enum Params {
+    /// One field per parameter: (name, type, docs, is ToolContext).
+    Fields(Vec<Param>),
+    /// `#[args] name: Type`: the type is the argument struct.
+    Struct { ty: Type, ctx_position: Option<usize> },
+}
+
+pub struct Param {
+    pub name: Ident,
+    pub ty: Type,
+    pub doc: Option<String>,
+    pub is_context: bool,
+    pub optional: bool,
+}
+
+/// How a tool's return value becomes an MCP result.
+pub struct Output {
+    pub fallible: bool,
+    pub kind: OutputKind,
+}
+
+pub enum OutputKind {
+    Text,
+    Unit,
+    Raw,
+    Structured(Type),
+}
+
+pub struct Provider {
+    pub method: Ident,
+    pub with_context: bool,
+    pub id: LitStr,
+    pub display_name: String,
+    pub capabilities: Vec<(&'static str, bool)>,
+    pub models: Vec<LitStr>,
+    pub metadata: Vec<(String, Lit)>,
+    pub chat: Option<Sibling>,
+    pub list_models: Option<Sibling>,
+    pub health: Option<Sibling>,
+}
+
+pub struct Sibling {
+    pub method: Ident,
+    pub with_context: bool,
+}
+
+struct PendingSibling {
+    kind: &'static str,
+    provider: LitStr,
+    sibling: Sibling,
+}
+
+const EXTENSION_KEYS: &[&str] = &["id", "name", "version", "description", "mcp_server"];
+const TOOL_KEYS: &[&str] = &[
+    "name",
+    "id",
+    "display_name",
+    "description",
+    "title",
+    "server",
+    "metadata",
+    "read_only",
+    "destructive",
+    "idempotent",
+    "open_world",
+];
+const PROVIDER_FLAGS: [&str; 7] = [
+    "chat",
+    "streaming",
+    "tools",
+    "thinking",
+    "structured_output",
+    "vision",
+    "model_discovery",
+];
+const PROVIDER_KEYS: &[&str] = &[
+    "id",
+    "display_name",
+    "models",
+    "metadata",
+    "chat",
+    "streaming",
+    "tools",
+    "thinking",
+    "structured_output",
+    "vision",
+    "model_discovery",
+];
+const SIBLING_KEYS: &[&str] = &["provider"];
+
+#[derive(Default)]
+pub struct Errors(Vec<syn::Error>);
+
+impl Errors {
+    pub fn push(&mut self, error: syn::Error) {
+        self.0.push(error);
+    }
+    fn extend(&mut self, errors: impl IntoIterator<Item = syn::Error>) {
+        self.0.extend(errors);
+    }
+    fn take<T>(&mut self, result: syn::Result<T>) -> Option<T> {
+        result.map_err(|e| self.push(e)).ok()
+    }
+    pub fn into_result(self) -> Result<(), syn::Error> {
+        let mut iter = self.0.into_iter();
+        let Some(mut first) = iter.next() else {
+            return Ok(());
+        };
+        for error in iter {
+            first.combine(error);
+        }
+        Err(first)
+    }
+}
+
+fn err(span: Span, message: impl std::fmt::Display) -> syn::Error {
+    syn::Error::new(span, message)
+}
+
+/// Reads `#[aep_extension(...)]` and the impl into a model, or all the errors found.
+pub fn build(attr: proc_macro2::TokenStream, item: &ItemImpl, errors: &mut Errors) -> Option<Extension> {
+    let args = errors.take(parse::args(attr))?;
+    errors.extend(parse::check_keys(&args, "aep_extension", EXTENSION_KEYS));
+    let find = |key: &str| args.iter().find(|a| a.key == key);
+    let required = |key: &str, errors: &mut Errors| match find(key) {
+        Some(arg) => errors.take(arg.string()),
+        None => {
+            errors.push(err(
+                Span::call_site(),
+                format!("`#[aep_extension]` needs `{key} = \"...\"`, e.g. #[aep_extension(id = \"acme.tools\", name = \"Tools\")]"),
+            ));
+            None
+        }
+    };
+    let id = required("id", errors);
+    let name = required("name", errors);
+    let version = find("version").and_then(|a| errors.take(a.string()));
+    let description = find("description")
+        .and_then(|a| errors.take(a.string()))
+        .map(|s| s.value());
+    let default_server = find("mcp_server")
+        .and_then(|a| errors.take(a.string()))
+        .map(|s| s.value())
+        .unwrap_or_else(|| "default".into());
+
+    if !item.generics.params.is_empty() {
+        errors.push(err(
+            item.generics.span(),
+            "`#[aep_extension]` does not support generic impl blocks; implement it on a concrete type",
+        ));
+    }
+    if let Some((_, path, _)) = &item.trait_ {
+        errors.push(err(
+            path.span(),
+            "`#[aep_extension]` goes on an inherent impl (`impl MyExtension { ... }`), not a trait impl",
+        ));
+    }
+
+    let mut tools = Vec::new();
+    let mut providers = Vec::new();
+    let mut siblings = Vec::new();
+    for impl_item in &item.items {
+        let ImplItem::Fn(method) = impl_item else { continue };
+        for attr in &method.attrs {
+            let Some(kind) = HELPER_ATTRIBUTES.iter().find(|k| attr.path().is_ident(k)) else {
+                continue;
+            };
+            let tokens = match &attr.meta {
+                syn::Meta::Path(_) => proc_macro2::TokenStream::new(),
+                syn::Meta::List(list) => list.tokens.clone(),
+                syn::Meta::NameValue(nv) => {
+                    errors.push(err(
+                        nv.span(),
+                        format!("write `#[{kind}(...)]`, not `#[{kind} = ...]`"),
+                    ));
+                    continue;
+                }
+            };
+            let Some(args) = errors.take(parse::args(tokens)) else {
+                continue;
+            };
+            if !check_method(method, kind, errors) {
+                continue;
+            }
+            match *kind {
+                "tool" => tools.extend(tool(method, &args, errors)),
+                "model_provider" => providers.extend(provider(method, attr, &args, errors)),
+                other => siblings.extend(sibling(method, attr, other, &args, errors)),
+            }
+        }
+    }
+    attach_siblings(&mut providers, siblings, errors);
+    check_duplicates(&tools, &providers, &default_server, errors);
+    Some(Extension {
+        self_ty: (*item.self_ty).clone(),
+        id: id?,
+        name: name?,
+        version,
+        description,
+        default_server,
+        tools,
+        providers,
+    })
+}
+
+/// `async fn name(&self, ...)`, no generics.
+fn check_method(method: &ImplItemFn, kind: &str, errors: &mut Errors) -> bool {
+    let sig = &method.sig;
+    let mut ok = true;
+    if sig.asyncness.is_none() {
+        errors.push(err(
+            sig.fn_token.span,
+            format!(
+                "`#[{kind}]` methods must be `async fn`: write `async fn {}`",
+                sig.ident
+            ),
+        ));
+        ok = false;
+    }
+    match sig.inputs.first() {
+        Some(FnArg::Receiver(r)) if r.reference.is_some() && r.mutability.is_none() => {}
+        Some(FnArg::Receiver(r)) => {
+            errors.push(err(
+                r.span(),
+                format!(
+                    "`#[{kind}]` methods take `&self`: the extension's state is shared by concurrent requests"
+                ),
+            ));
+            ok = false;
+        }
+        _ => {
+            errors.push(err(
+                sig.ident.span(),
+                format!("`#[{kind}]` methods take `&self` as their first parameter"),
+            ));
+            ok = false;
+        }
+    }
+    if !sig.generics.params.is_empty() {
+        errors.push(err(
+            sig.generics.span(),
+            format!("`#[{kind}]` methods cannot be generic"),
+        ));
+        ok = false;
+    }
+    ok
+}
+
+fn humanize(name: &str) -> String {
+    let spaced = name.replace(['_', '.', '-'], " ");
+    let mut chars = spaced.trim().chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+fn last_segment(ty: &Type) -> Option<(&Ident, &syn::PathArguments)> {
+    match ty {
+        Type::Path(p) if p.qself.is_none() => p.path.segments.last().map(|s| (&s.ident, &s.arguments)),
+        Type::Group(g) => last_segment(&g.elem),
+        Type::Paren(p) => last_segment(&p.elem),
+        _ => None,
+    }
+}
+
+fn is_named(ty: &Type, name: &str) -> bool {
+    last_segment(ty).is_some_and(|(ident, _)| ident == name)
+}
+
+fn generic_args(ty: &Type) -> Vec<&Type> {
+    match last_segment(ty) {
+        Some((_, syn::PathArguments::AngleBracketed(args))) => args
+            .args
+            .iter()
+            .filter_map(|a| match a {
+                syn::GenericArgument::Type(t) => Some(t),
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn unsupported_param(ty: &Type) -> Option<&'static str> {
+    match ty {
+        Type::Reference(_) => Some(
+            "a reference; tool arguments are decoded from JSON into owned values (use `String` instead of `&str`)",
+        ),
+        Type::ImplTrait(_) => {
+            Some("`impl Trait`; use a concrete type that implements `Deserialize` and `JsonSchema`")
+        }
+        Type::TraitObject(_) => {
+            Some("a trait object; use a concrete type that implements `Deserialize` and `JsonSchema`")
+        }
+        Type::Ptr(_) => Some("a raw pointer"),
+        Type::BareFn(_) => Some("a function pointer"),
+        Type::Never(_) => Some("`!`"),
+        Type::Infer(_) => Some("`_`"),
+        Type::Macro(_) => Some("a macro"),
+        _ => None,
+    }
+}
+
+fn tool(method: &ImplItemFn, args: &[Arg], errors: &mut Errors) -> Option<Tool> {
+    errors.extend(parse::check_keys(args, "tool", TOOL_KEYS));
+    let get = |key: &str| args.iter().find(|a| a.key == key);
+    let mut string = |key: &str| get(key).and_then(|a| errors.take(a.string())).map(|s| s.value());
+    let method_name = method.sig.ident.to_string();
+    let method_name = method_name.trim_start_matches("r#").to_owned();
+    let mcp_name = string("name").unwrap_or_else(|| method_name.clone());
+    let contribution_id = string("id").unwrap_or_else(|| mcp_name.clone());
+    let display_name = string("display_name").unwrap_or_else(|| humanize(&method_name));
+    let description = string("description").or_else(|| parse::doc_text(&method.attrs));
+    let title = string("title");
+    let server = string("server");
+    let metadata = get("metadata")
+        .and_then(|a| errors.take(a.nested()))
+        .unwrap_or_default();
+    let metadata = metadata.into_iter().map(|(k, _, v)| (k, v)).collect();
+    let mut annotations = Vec::new();
+    for key in ["read_only", "destructive", "idempotent", "open_world"] {
+        if let Some(value) = get(key).and_then(|a| errors.take(a.flag())) {
+            annotations.push((key, value));
+        }
+    }
+    let params = tool_params(method, errors)?;
+    let output = tool_output(&method.sig.output);
+    Some(Tool {
+        method: method.sig.ident.clone(),
+        mcp_name,
+        contribution_id,
+        display_name,
+        description,
+        title,
+        server,
+        metadata,
+        annotations,
+        params,
+        output,
+    })
+}
+
+fn tool_params(method: &ImplItemFn, errors: &mut Errors) -> Option<Params> {
+    let mut params = Vec::new();
+    let mut args_struct = None;
+    let mut ok = true;
+    let typed: Vec<&syn::PatType> = method
+        .sig
+        .inputs
+        .iter()
+        .filter_map(|a| if let FnArg::Typed(t) = a { Some(t) } else { None })
+        .collect();
+    for (position, pat_type) in typed.iter().enumerate() {
+        let Pat::Ident(pat) = &*pat_type.pat else {
+            errors.push(err(pat_type.pat.span(), "tool parameters must be plain names (`text: String`); destructuring patterns are not supported"));
+            ok = false;
+            continue;
+        };
+        let ty = &*pat_type.ty;
+        if let Some(why) = unsupported_param(ty) {
+            errors.push(err(ty.span(), format!("unsupported tool parameter type: {why}")));
+            ok = false;
+            continue;
+        }
+        let is_context = is_named(ty, "ToolContext");
+        if pat_type.attrs.iter().any(|a| a.path().is_ident("args")) {
+            if args_struct.is_some() {
+                errors.push(err(pat_type.span(), "only one `#[args]` parameter is allowed"));
+                ok = false;
+            }
+            args_struct = Some((ty.clone(), position, pat_type.span()));
+            continue;
+        }
+        params.push(Param {
+            name: pat.ident.clone(),
+            ty: ty.clone(),
+            doc: parse::doc_text(&pat_type.attrs),
+            is_context,
+            optional: is_named(ty, "Option"),
+        });
+    }
+    if !ok {
+        return None;
+    }
+    match args_struct {
+        None => Some(Params::Fields(params)),
+        Some((ty, _, span)) if params.iter().any(|p| !p.is_context) => {
+            errors.push(err(
+                span,
+                "an `#[args]` struct must be the tool's only argument (besides a `ToolContext`)",
+            ));
+            let _ = ty;
+            None
+        }
+        Some((ty, args_position, _)) => {
+            let ctx_position = params.first().map(|_| if args_position == 0 { 1 } else { 0 });
+            Some(Params::Struct { ty, ctx_position })
+        }
+    }
+}
+
+fn tool_output(output: &ReturnType) -> Output {
+    let ReturnType::Type(_, ty) = output else {
+        return Output {
+            fallible: false,
+            kind: OutputKind::Unit,
+        };
+    };
+    let (fallible, inner) = if is_named(ty, "Result") {
+        match generic_args(ty).first() {
+            Some(ok) => (true, (*ok).clone()),
+            None => (true, (**ty).clone()),
+        }
+    } else {
+        (false, (**ty).clone())
+    };
+    let kind = match &inner {
+        Type::Tuple(t) if t.elems.is_empty() => OutputKind::Unit,
+        Type::Reference(r) if is_named(&r.elem, "str") => OutputKind::Text,
+        t if is_named(t, "String") => OutputKind::Text,
+        t if is_named(t, "CallToolResult") => OutputKind::Raw,
+        t => OutputKind::Structured(t.clone()),
+    };
+    Output { fallible, kind }
+}
+
+/// Parameters after `&self` of a provider-side method: `()`, `(request)` or
+/// `(request, ctx)`; returns whether the context is taken.
+fn provider_params(
+    method: &ImplItemFn,
+    kind: &str,
+    takes_request: bool,
+    errors: &mut Errors,
+) -> Option<bool> {
+    let count = method
+        .sig
+        .inputs
+        .iter()
+        .filter(|a| matches!(a, FnArg::Typed(_)))
+        .count();
+    let (base, shape) = if takes_request {
+        (
+            1,
+            "`(&self, request: ChatRequest)` or `(&self, request: ChatRequest, ctx: RequestContext)`",
+        )
+    } else {
+        (0, "`(&self)` or `(&self, ctx: RequestContext)`")
+    };
+    if count == base || count == base + 1 {
+        return Some(count == base + 1);
+    }
+    errors.push(err(
+        method.sig.inputs.span(),
+        format!("`#[{kind}]` methods take {shape}"),
+    ));
+    None
+}
+
+fn provider(
+    method: &ImplItemFn,
+    attr: &syn::Attribute,
+    args: &[Arg],
+    errors: &mut Errors,
+) -> Option<Provider> {
+    errors.extend(parse::check_keys(args, "model_provider", PROVIDER_KEYS));
+    let get = |key: &str| args.iter().find(|a| a.key == key);
+    let id = match get("id") {
+        Some(arg) => errors.take(arg.string()),
+        None => {
+            errors.push(err(attr.span(), "`#[model_provider]` needs `id = \"...\"`, e.g. #[model_provider(id = \"echo\", display_name = \"Echo\")]"));
+            None
+        }
+    };
+    let display_name = get("display_name").and_then(|a| errors.take(a.string()));
+    let models = get("models")
+        .and_then(|a| errors.take(a.list()))
+        .unwrap_or_default();
+    let metadata = get("metadata")
+        .and_then(|a| errors.take(a.nested()))
+        .unwrap_or_default();
+    let mut capabilities = Vec::new();
+    for key in PROVIDER_FLAGS {
+        if let Some(value) = get(key).and_then(|a| errors.take(a.flag())) {
+            capabilities.push((key, value));
+        }
+    }
+    let with_context = provider_params(method, "model_provider", true, errors)?;
+    if matches!(method.sig.output, ReturnType::Default) {
+        errors.push(err(
+            method.sig.ident.span(),
+            "a `#[model_provider]` method is the provider's streaming method: it returns `Result<ChatStream, AepError>`",
+        ));
+        return None;
+    }
+    let id = id?;
+    Some(Provider {
+        method: method.sig.ident.clone(),
+        with_context,
+        display_name: display_name.map(|d| d.value()).unwrap_or_else(|| id.value()),
+        id,
+        capabilities,
+        models,
+        metadata: metadata.into_iter().map(|(k, _, v)| (k, v)).collect(),
+        chat: None,
+        list_models: None,
+        health: None,
+    })
+}
+
+fn sibling(
+    method: &ImplItemFn,
+    attr: &syn::Attribute,
+    kind: &'static str,
+    args: &[Arg],
+    errors: &mut Errors,
+) -> Option<PendingSibling> {
+    errors.extend(parse::check_keys(args, kind, SIBLING_KEYS));
+    let provider = match args.iter().find(|a| a.key == "provider") {
+        Some(arg) => errors.take(arg.string())?,
+        None => {
+            errors.push(err(
+                attr.span(),
+                format!(
+                    "`#[{kind}]` needs `provider = \"...\"`: the id of the `#[model_provider]` it belongs to"
+                ),
+            ));
+            return None;
+        }
+    };
+    let with_context = provider_params(method, kind, kind == "chat", errors)?;
+    Some(PendingSibling {
+        kind,
+        provider,
+        sibling: Sibling {
+            method: method.sig.ident.clone(),
+            with_context,
+        },
+    })
+}
+
+fn attach_siblings(providers: &mut [Provider], siblings: Vec<PendingSibling>, errors: &mut Errors) {
+    for pending in siblings {
+        let id = pending.provider.value();
+        let Some(provider) = providers
+            .iter_mut()
+            .find(|p| p.id.value().eq_ignore_ascii_case(&id))
+        else {
+            errors.push(err(
+                pending.provider.span(),
+                format!(
+                    "provider \"{id}\" has no streaming method: add `#[model_provider(id = \"{id}\")]` to an `async fn` that returns `Result<ChatStream, AepError>`"
+                ),
+            ));
+            continue;
+        };
+        let slot = match pending.kind {
+            "chat" => &mut provider.chat,
+            "models" => &mut provider.list_models,
+            _ => &mut provider.health,
+        };
+        if slot.is_some() {
+            errors.push(err(
+                pending.sibling.method.span(),
+                format!("provider \"{id}\" already has a `#[{}]` method", pending.kind),
+            ));
+        } else {
+            *slot = Some(pending.sibling);
+        }
+    }
+}
+
+fn check_duplicates(tools: &[Tool], providers: &[Provider], default_server: &str, errors: &mut Errors) {
+    for (i, tool) in tools.iter().enumerate() {
+        let earlier = &tools[..i];
+        if earlier.iter().any(|t| t.contribution_id == tool.contribution_id) {
+            errors.push(err(
+                tool.method.span(),
+                format!(
+                    "duplicate tool contribution id \"{}\": give this tool another `id = \"...\"`",
+                    tool.contribution_id
+                ),
+            ));
+        }
+        let server = tool.server.as_deref().unwrap_or(default_server);
+        if earlier
+            .iter()
+            .any(|t| t.mcp_name == tool.mcp_name && t.server.as_deref().unwrap_or(default_server) == server)
+        {
+            errors.push(err(
+                tool.method.span(),
+                format!(
+                    "duplicate MCP tool name \"{}\" on server \"{server}\": give this tool another `name = \"...\"` or put it on another `server = \"...\"`",
+                    tool.mcp_name
+                ),
+            ));
+        }
+    }
+    for (i, provider) in providers.iter().enumerate() {
+        let id = provider.id.value();
+        if providers[..i]
+            .iter()
+            .any(|p| p.id.value().eq_ignore_ascii_case(&id))
+        {
+            errors.push(err(
+                provider.id.span(),
+                format!("duplicate model provider id \"{id}\" (provider ids match case-insensitively)"),
+            ));
+        }
+    }
+}

@@ -1,0 +1,150 @@
+//! `aep-utilities`: a tools extension written with `#[aep_extension]`, as a user would.
+//!
+//! Tools (MCP server `utilities` at `/mcp`):
+//! - `hash.compute`: lowercase SHA-256 of UTF-8 text;
+//! - `json.compact`: JSON text without insignificant whitespace (a tool error when the
+//!   text is not JSON);
+//! - `text.case`: upper, lower or title case;
+//! - `text.stats`: characters, words and lines, as a structured result.
+
+use aep_sdk::prelude::*;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+/// The extension's state: none is needed, every tool is a pure function.
+#[derive(Debug, Clone, Default)]
+pub struct Utilities;
+
+/// Letter case for `text.case`.
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Case {
+    /// ALL CAPITALS.
+    Upper,
+    /// all lowercase.
+    Lower,
+    /// Each Word Capitalized.
+    Title,
+}
+
+/// Counts returned by `text.stats`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct TextStats {
+    /// Unicode scalar values.
+    pub characters: usize,
+    /// Whitespace-separated words.
+    pub words: usize,
+    /// Lines (a trailing newline does not start a new one).
+    pub lines: usize,
+}
+
+#[aep_extension(
+    id = "aep.utilities",
+    name = "Utilities",
+    description = "Hashing, JSON and text tools, served over MCP.",
+    mcp_server = "utilities"
+)]
+impl Utilities {
+    /// Compute the lowercase hex SHA-256 digest of UTF-8 text.
+    #[tool(
+        name = "hash_compute",
+        id = "hash.compute",
+        display_name = "Compute SHA-256",
+        read_only,
+        idempotent
+    )]
+    async fn hash_compute(
+        &self,
+        /// The text to hash, as UTF-8.
+        text: String,
+    ) -> String {
+        sha256_hex(&text)
+    }
+
+    /// Remove insignificant whitespace from JSON text.
+    #[tool(
+        name = "json_compact",
+        id = "json.compact",
+        display_name = "Compact JSON",
+        read_only,
+        idempotent
+    )]
+    async fn json_compact(
+        &self,
+        /// The JSON document, as text.
+        json: String,
+    ) -> Result<String, ToolError> {
+        let value: serde_json::Value =
+            serde_json::from_str(&json).map_err(|e| ToolError::new(format!("not valid JSON: {e}")))?;
+        Ok(value.to_string())
+    }
+
+    /// Change the letter case of text.
+    #[tool(
+        name = "text_case",
+        id = "text.case",
+        display_name = "Change case",
+        read_only,
+        idempotent
+    )]
+    async fn text_case(
+        &self,
+        /// The text to convert.
+        text: String,
+        /// Target case: `upper`, `lower` or `title`.
+        case: Case,
+    ) -> String {
+        match case {
+            Case::Upper => text.to_uppercase(),
+            Case::Lower => text.to_lowercase(),
+            Case::Title => title_case(&text),
+        }
+    }
+
+    /// Count the characters, words and lines of text.
+    #[tool(
+        name = "text_stats",
+        id = "text.stats",
+        display_name = "Text statistics",
+        read_only,
+        idempotent,
+        metadata(category = "text")
+    )]
+    async fn text_stats(
+        &self,
+        /// The text to measure.
+        text: String,
+        /// Count only lines that are not blank (default false).
+        skip_blank_lines: Option<bool>,
+    ) -> TextStats {
+        let skip = skip_blank_lines.unwrap_or(false);
+        TextStats {
+            characters: text.chars().count(),
+            words: text.split_whitespace().count(),
+            lines: text.lines().filter(|l| !skip || !l.trim().is_empty()).count(),
+        }
+    }
+}
+
+/// Lowercase hex SHA-256 of `text`.
+pub fn sha256_hex(text: &str) -> String {
+    Sha256::digest(text.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+fn title_case(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut start = true;
+    for c in text.chars() {
+        if start && c.is_alphanumeric() {
+            out.extend(c.to_uppercase());
+        } else {
+            out.extend(c.to_lowercase());
+        }
+        start = c.is_whitespace();
+    }
+    out
+}
