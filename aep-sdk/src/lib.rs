@@ -13,12 +13,24 @@ pub mod error;
 pub mod protocol;
 pub mod server;
 pub mod testing;
+pub mod tool;
 pub mod validate;
 
 #[cfg(feature = "client")]
 pub mod client;
 
+pub use aep_sdk_macros::aep_extension;
 pub use error::{AepError, Error};
+
+#[doc(hidden)]
+pub mod __private {
+    //! Paths used by macro-generated code. Not public API.
+    pub use futures;
+    pub use rmcp;
+    pub use schemars;
+    pub use serde;
+    pub use serde_json;
+}
 
 /// The names most extensions need.
 pub mod prelude {
@@ -27,5 +39,7 @@ pub mod prelude {
         ChatRequest, ChatResponse, ChatUpdate, Content, ContentKind, FinishReason, Health, Message,
         ModelDescriptor, ModelProviderDescriptor, ProviderCapabilities, Role, ToolCall, Usage,
     };
-    pub use crate::server::{ChatStream, RequestContext};
+    pub use crate::aep_extension;
+    pub use crate::server::{AepExtension, ChatStream, RequestContext};
+    pub use crate::tool::{ToolContext, ToolError};
 }
