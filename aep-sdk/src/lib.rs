@@ -4,11 +4,13 @@
 //!
 //! - [`protocol`]: the wire documents as serde types.
 //! - [`validate`]: manifest rules and MCP endpoint resolution.
+//! - [`config`]: versioned configuration (option sets, schema digests, migrations).
 //! - [`server`]: the runtime: an [`server::Extension`] becomes an `axum::Router`.
 //! - [`client`]: the canonical client (feature `client`, on by default).
 //! - [`testing`]: start a router on a loopback port in tests.
 #![warn(missing_docs)]
 
+pub mod config;
 pub mod error;
 pub mod protocol;
 pub mod server;

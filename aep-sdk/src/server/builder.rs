@@ -67,6 +67,7 @@ impl Extension {
             body_limit: DEFAULT_BODY_LIMIT,
             keep_alive: DEFAULT_KEEP_ALIVE,
             shutdown: CancellationToken::new(),
+            option_sets: Vec::new(),
         }
     }
 
@@ -115,6 +116,7 @@ pub struct ExtensionBuilder {
     body_limit: usize,
     keep_alive: Duration,
     pub(crate) shutdown: CancellationToken,
+    option_sets: Vec<crate::config::OptionSetDecl>,
 }
 
 impl ExtensionBuilder {
@@ -182,6 +184,15 @@ impl ExtensionBuilder {
         self
     }
 
+    /// Publishes an option set (spec section 5). With at least one, the manifest lists
+    /// `aep.configuration`, `GET /aep/configuration` and `POST /aep/configuration/migrate`
+    /// are served, and `build()` checks every declaration. `options.nativeOptions` of chat
+    /// requests is always checked before the provider runs.
+    pub fn option_set(mut self, decl: crate::config::OptionSetDecl) -> Self {
+        self.option_sets.push(decl);
+        self
+    }
+
     /// Merges extra routes into the extension's router (e.g. a capability's endpoints).
     pub fn routes(mut self, routes: Router) -> Self {
         self.extra_routes = self.extra_routes.merge(routes);
@@ -216,6 +227,12 @@ impl ExtensionBuilder {
             capabilities.insert(
                 capability::TOOLS.to_owned(),
                 CapabilityDescriptor::new(capability::VERSION, None),
+            );
+        }
+        if !self.option_sets.is_empty() {
+            capabilities.insert(
+                capability::CONFIGURATION.to_owned(),
+                CapabilityDescriptor::new(capability::VERSION, Some(paths::CONFIGURATION)),
             );
         }
         for (name, descriptor) in &self.capabilities {
@@ -255,6 +272,9 @@ impl ExtensionBuilder {
                 ));
             }
         }
+        let (configuration, config_problems) =
+            crate::config::Configuration::compile(self.option_sets, &manifest.contributions.model_providers);
+        problems.extend(config_problems);
         if !problems.is_empty() {
             return Err(Error::Declaration(problems));
         }
@@ -274,13 +294,18 @@ impl ExtensionBuilder {
         for mount in self.mcp {
             mcp = mcp.merge(mount.router);
         }
+        if let Some(routes) = configuration.routes() {
+            mcp = mcp.merge(routes);
+        }
+        let mut checks = self.checks;
+        checks.insert(0, Arc::new(move |r, d, c| configuration.check_request(r, d, c)));
         let shared = Shared {
             manifests,
             provider_list,
             providers: self.providers,
             keep_alive: self.keep_alive,
             shutdown: self.shutdown.clone(),
-            checks: self.checks,
+            checks,
         };
         Ok(Extension {
             manifest,

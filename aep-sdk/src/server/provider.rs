@@ -66,6 +66,30 @@ impl RequestContext {
     pub fn extensions_mut(&mut self) -> &mut http::Extensions {
         &mut self.extensions
     }
+
+    /// The request's `options.nativeOptions`, validated against its option set version
+    /// (see [`crate::config`]); `None` when the request carries none.
+    pub fn native_options_envelope(&self) -> Option<&crate::protocol::VersionedOptions> {
+        self.extensions
+            .get::<crate::config::ValidatedOptions>()
+            .map(|v| &*v.0)
+    }
+
+    /// The validated native option values (a JSON object); `None` when the request
+    /// carries none.
+    pub fn native_options_json(&self) -> Option<&serde_json::Value> {
+        self.native_options_envelope().map(|v| &v.values)
+    }
+
+    /// The validated native option values as a `T`: present when the request's option
+    /// set version was declared with
+    /// [`OptionSetDecl::version_from_type::<T>`](crate::config::OptionSetDecl::version_from_type)
+    /// or [`OptionSetDecl::version_typed::<T>`](crate::config::OptionSetDecl::version_typed).
+    pub fn native_options<T: Send + Sync + 'static>(&self) -> Option<&T> {
+        self.extensions
+            .get::<crate::config::TypedOptions<T>>()
+            .map(|t| &*t.0)
+    }
 }
 
 /// A model provider: streaming first. Implement [`ModelProvider::chat_stream`]; the

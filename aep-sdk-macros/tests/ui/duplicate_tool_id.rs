@@ -1,0 +1,18 @@
+use aep_sdk::prelude::*;
+
+struct Ext;
+
+#[aep_extension(id = "t.ext", name = "Ext")]
+impl Ext {
+    #[tool(id = "text.upper")]
+    async fn upper(&self, text: String) -> String {
+        text.to_uppercase()
+    }
+
+    #[tool(id = "text.upper")]
+    async fn shout(&self, text: String) -> String {
+        text.to_uppercase()
+    }
+}
+
+fn main() {}

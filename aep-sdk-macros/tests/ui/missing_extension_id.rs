@@ -1,0 +1,8 @@
+use aep_sdk::prelude::*;
+
+struct Ext;
+
+#[aep_extension(name = "Ext")]
+impl Ext {}
+
+fn main() {}

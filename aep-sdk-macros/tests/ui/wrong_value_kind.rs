@@ -1,0 +1,13 @@
+use aep_sdk::prelude::*;
+
+struct Ext;
+
+#[aep_extension(id = "t.ext", name = "Ext")]
+impl Ext {
+    #[tool(read_only = "yes")]
+    async fn upper(&self, text: String) -> String {
+        text.to_uppercase()
+    }
+}
+
+fn main() {}
