@@ -1,7 +1,9 @@
 //! An echo model provider written against the runtime directly (no macro): it streams
 //! the last user message back word by word.
 //!
-//! Run it with `cargo run -p aep-sdk --example echo -- --listen 127.0.0.1:8710`, then
+//! The same extension as `echo.rs`, which uses the macro.
+//!
+//! Run it with `cargo run -p aep-sdk --example echo_runtime -- --listen 127.0.0.1:8710`, then
 //! `curl -N -H 'content-type: application/json' -d '{"model":"echo-1","messages":[{"role":"user","contents":[{"kind":"text","text":"hello there"}]}]}' http://127.0.0.1:8710/aep/model-providers/echo/chat/stream`.
 
 use aep_sdk::prelude::*;

@@ -1,9 +1,14 @@
 //! Starts the echo example on port 0 and checks every route with the canonical client
-//! and with raw HTTP, the SSE framing byte for byte, and malformed requests.
+//! and with raw HTTP, the SSE framing byte for byte, and malformed requests. The
+//! runtime-only twin of the example must answer byte for byte the same.
 
 #[path = "../examples/echo.rs"]
 #[allow(dead_code)]
 mod echo;
+
+#[path = "../examples/echo_runtime.rs"]
+#[allow(dead_code)]
+mod echo_runtime;
 
 use aep_sdk::client::{Client, codes};
 use aep_sdk::protocol::{Availability, ChatRequest, FinishReason, Message, ProtocolVersion};
@@ -426,4 +431,44 @@ async fn malformed_requests_get_aep_errors() {
         client.chat("echo", &hello()).await.unwrap().text(),
         "hello big world"
     );
+}
+
+#[tokio::test]
+async fn runtime_twin_answers_byte_for_byte_the_same() {
+    let with_macro = start().await;
+    let by_hand = spawn(echo_runtime::extension().unwrap().router()).await;
+    let http = reqwest::Client::new();
+    for path in [
+        "/.well-known/aep",
+        "/.well-known/agentstration",
+        "/aep/model-providers",
+        "/aep/model-providers/echo/models",
+    ] {
+        let a = http
+            .get(format!("{}{path}", with_macro.base_url))
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        let b = http
+            .get(format!("{}{path}", by_hand.base_url))
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        assert_eq!(a, b, "{path}");
+    }
+    for path in [
+        "/aep/model-providers/echo/chat",
+        "/aep/model-providers/echo/chat/stream",
+    ] {
+        let send = |base: &str| http.post(format!("{base}{path}")).json(&hello()).send();
+        let a = send(&with_macro.base_url).await.unwrap().text().await.unwrap();
+        let b = send(&by_hand.base_url).await.unwrap().text().await.unwrap();
+        assert_eq!(a, b, "{path}");
+    }
 }
