@@ -1,0 +1,1 @@
+//! aep-ollama.
