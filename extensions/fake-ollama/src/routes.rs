@@ -37,7 +37,11 @@ pub(crate) fn respond(status: u16, content_type: &'static str, body: impl Into<B
 }
 
 pub(crate) fn json_response(status: u16, v: &Value) -> Response {
-    respond(status, JSON, serde_json::to_vec(v).unwrap_or_default())
+    respond(
+        status,
+        JSON,
+        crate::wire::go_escape(serde_json::to_vec(v).unwrap_or_default()),
+    )
 }
 
 pub(crate) fn error_response(e: &ApiError) -> Response {

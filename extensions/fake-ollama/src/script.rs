@@ -14,6 +14,11 @@
 //!
 //! With `stream: false` the same sequence is folded into one object (content
 //! and thinking concatenated, all tool calls, the last chunk's counters).
+//!
+//! Scripted tool calls are sent even when the request carried no `tools`
+//! (a real model would not call undeclared tools; scripting that is the
+//! test's choice). Tool-call ids: see [`ToolCallId`]; generated ids are
+//! deterministic per server (`call_` + 8 chars of `[a-z0-9]`).
 
 use std::time::Duration;
 

@@ -90,9 +90,9 @@ impl<'a> ChatOut<'a> {
         }
     }
 
-    /// Compact JSON plus `\n`.
+    /// Compact JSON plus `\n`, escaped like Go's `json.Marshal`.
     pub(crate) fn line(&self) -> Vec<u8> {
-        let mut v = serde_json::to_vec(self).unwrap_or_default();
+        let mut v = go_escape(serde_json::to_vec(self).unwrap_or_default());
         v.push(b'\n');
         v
     }
@@ -100,7 +100,35 @@ impl<'a> ChatOut<'a> {
 
 /// `{"error": message}` (compact, no newline).
 pub(crate) fn error_body(message: &str) -> Vec<u8> {
-    serde_json::to_vec(&serde_json::json!({ "error": message })).unwrap_or_default()
+    go_escape(serde_json::to_vec(&serde_json::json!({ "error": message })).unwrap_or_default())
+}
+
+/// Go's `encoding/json` escapes `<`, `>`, `&`, U+2028 and U+2029 inside
+/// strings (`\u003c`...). Those bytes only occur inside strings in compact
+/// JSON, so a byte-level rewrite is exact.
+pub(crate) fn go_escape(v: Vec<u8>) -> Vec<u8> {
+    let needs = v.iter().any(|&b| b == b'<' || b == b'>' || b == b'&')
+        || v.windows(3)
+            .any(|w| w == [0xE2, 0x80, 0xA8] || w == [0xE2, 0x80, 0xA9]);
+    if !needs {
+        return v;
+    }
+    let mut out = Vec::with_capacity(v.len() + 16);
+    let mut i = 0;
+    while i < v.len() {
+        match v[i] {
+            b'<' => out.extend_from_slice(b"\\u003c"),
+            b'>' => out.extend_from_slice(b"\\u003e"),
+            b'&' => out.extend_from_slice(b"\\u0026"),
+            0xE2 if v.get(i + 1) == Some(&0x80) && matches!(v.get(i + 2), Some(0xA8 | 0xA9)) => {
+                out.extend_from_slice(if v[i + 2] == 0xA8 { b"\\u2028" } else { b"\\u2029" });
+                i += 2;
+            }
+            b => out.push(b),
+        }
+        i += 1;
+    }
+    out
 }
 
 /// Current UTC time like Go's `time.Time` JSON (RFC 3339, nanoseconds with
@@ -157,6 +185,15 @@ mod tests {
         assert_eq!(rfc3339(UNIX_EPOCH), "1970-01-01T00:00:00Z");
         let t = UNIX_EPOCH + Duration::from_secs(951_782_400); // 2000-02-29
         assert_eq!(rfc3339(t), "2000-02-29T00:00:00Z");
+    }
+
+    #[test]
+    fn go_escaping() {
+        let v = serde_json::to_vec(&serde_json::json!({"c": "<a> & \u{2028}é"})).unwrap_or_default();
+        assert_eq!(
+            String::from_utf8(go_escape(v)).unwrap_or_default(),
+            r#"{"c":"\u003ca\u003e \u0026 \u2028é"}"#
+        );
     }
 
     #[test]

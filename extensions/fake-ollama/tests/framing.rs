@@ -528,3 +528,38 @@ async fn custom_catalogue() {
         .unwrap();
     assert_eq!(v["models"][0]["name"], "other:latest");
 }
+
+/// Byte-level view: no byte at all during a slow load, then the status line
+/// and the first chunk together, chunked NDJSON, a clean terminator.
+#[tokio::test]
+async fn raw_bytes_on_the_wire() {
+    use std::io::{Read, Write};
+    let fake = FakeOllama::start().await;
+    fake.enqueue(Reply::deltas(["a", "b"]).load_delay(Duration::from_millis(500)));
+    let addr = fake.addr();
+    let out = tokio::task::spawn_blocking(move || {
+        let mut s = std::net::TcpStream::connect(addr).unwrap();
+        let body = r#"{"model":"llama3.2","messages":[{"role":"user","content":"x"}]}"#;
+        write!(
+            s,
+            "POST /api/chat HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        )
+        .unwrap();
+        s.set_read_timeout(Some(Duration::from_millis(250))).unwrap();
+        let mut buf = [0u8; 1];
+        let early = s.read(&mut buf);
+        assert!(early.is_err(), "nothing may arrive during the load: {early:?}");
+        s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+        let mut all = Vec::new();
+        s.read_to_end(&mut all).unwrap();
+        String::from_utf8(all).unwrap()
+    })
+    .await
+    .unwrap();
+    assert!(out.starts_with("HTTP/1.1 200 OK\r\n"), "{out}");
+    assert!(out.contains("content-type: application/x-ndjson\r\n"), "{out}");
+    assert!(out.contains("transfer-encoding: chunked\r\n"), "{out}");
+    assert!(out.contains(r#""message":{"role":"assistant","content":"a"},"done":false}"#));
+    assert!(out.ends_with("0\r\n\r\n"), "clean chunked terminator: {out:?}");
+}
