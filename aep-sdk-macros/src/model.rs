@@ -8,7 +8,7 @@ use syn::{FnArg, Ident, ImplItem, ImplItemFn, ItemImpl, Lit, LitStr, Pat, Return
 
 use crate::parse::{self, Arg};
 
-pub const HELPER_ATTRIBUTES: [&str; 5] = ["tool", "model_provider", "models", "health", "chat"];
+pub const HELPER_ATTRIBUTES: [&str; 6] = ["tool", "model_provider", "models", "health", "chat", "option_set"];
 
 pub struct Extension {
     pub self_ty: Type,
@@ -19,6 +19,8 @@ pub struct Extension {
     pub default_server: String,
     pub tools: Vec<Tool>,
     pub providers: Vec<Provider>,
+    /// `#[option_set]` methods: `fn(&self) -> OptionSetDecl`, called once at build time.
+    pub option_sets: Vec<Ident>,
 }
 
 pub struct Tool {
@@ -196,6 +198,7 @@ pub fn build(attr: proc_macro2::TokenStream, item: &ItemImpl, errors: &mut Error
     let mut tools = Vec::new();
     let mut providers = Vec::new();
     let mut siblings = Vec::new();
+    let mut option_sets = Vec::new();
     for impl_item in &item.items {
         let ImplItem::Fn(method) = impl_item else { continue };
         for attr in &method.attrs {
@@ -216,6 +219,10 @@ pub fn build(attr: proc_macro2::TokenStream, item: &ItemImpl, errors: &mut Error
             let Some(args) = errors.take(parse::args(tokens)) else {
                 continue;
             };
+            if *kind == "option_set" {
+                option_sets.extend(option_set(method, &args, errors));
+                continue;
+            }
             if !check_method(method, kind, errors) {
                 continue;
             }
@@ -237,7 +244,32 @@ pub fn build(attr: proc_macro2::TokenStream, item: &ItemImpl, errors: &mut Error
         default_server,
         tools,
         providers,
+        option_sets,
     })
+}
+
+/// `fn name(&self) -> OptionSetDecl`: plain (not async), called once when the extension
+/// is built.
+fn option_set(method: &ImplItemFn, args: &[Arg], errors: &mut Errors) -> Option<Ident> {
+    errors.extend(parse::check_keys(args, "option_set", &[]));
+    let sig = &method.sig;
+    if let Some(asyncness) = sig.asyncness {
+        errors.push(err(
+            asyncness.span,
+            "`#[option_set]` methods are plain `fn`s returning `OptionSetDecl`: they run once, when the extension is built",
+        ));
+        return None;
+    }
+    let takes_self_only = matches!(sig.inputs.first(), Some(FnArg::Receiver(r)) if r.reference.is_some() && r.mutability.is_none())
+        && sig.inputs.len() == 1;
+    if !takes_self_only || !sig.generics.params.is_empty() {
+        errors.push(err(
+            sig.inputs.span(),
+            "`#[option_set]` methods take only `&self`: `fn options(&self) -> OptionSetDecl`",
+        ));
+        return None;
+    }
+    Some(sig.ident.clone())
 }
 
 /// `async fn name(&self, ...)`, no generics.

@@ -1,5 +1,5 @@
 //! Attribute arguments: `key = "str"`, `key = true`, `key = 1`, bare `flag`,
-//! `key = ["a", "b"]`, `key = Type` and `key(k = lit, ...)`.
+//! `key = ["a", "b"]` and `key(k = lit, ...)`.
 
 use proc_macro2::{Span, TokenStream};
 use syn::parse::{ParseStream, Parser};
@@ -11,7 +11,6 @@ pub enum Value {
     Flag,
     List(Vec<LitStr>),
     Nested(Vec<(String, Span, Lit)>),
-    Type(Box<syn::Type>),
 }
 
 /// One `key ...` argument.
@@ -28,7 +27,6 @@ impl Arg {
             Value::Lit(_) => "a literal",
             Value::List(_) => "a list",
             Value::Nested(_) => "a nested list",
-            Value::Type(_) => "a type",
         }
     }
 
@@ -61,13 +59,6 @@ impl Arg {
         }
     }
 
-    pub fn ty(&self) -> syn::Result<syn::Type> {
-        match &self.value {
-            Value::Type(ty) => Ok((**ty).clone()),
-            _ => Err(self.expected("a type, e.g. `key = MyOptions`")),
-        }
-    }
-
     fn expected(&self, what: &str) -> syn::Error {
         syn::Error::new(
             self.key.span(),
@@ -89,10 +80,8 @@ pub fn args(tokens: TokenStream) -> syn::Result<Vec<Arg>> {
                     bracketed!(content in input);
                     let items = content.parse_terminated(|p: ParseStream| p.parse::<LitStr>(), Token![,])?;
                     Value::List(items.into_iter().collect())
-                } else if input.peek(Lit) {
-                    Value::Lit(input.parse()?)
                 } else {
-                    Value::Type(Box::new(input.parse()?))
+                    Value::Lit(input.parse()?)
                 }
             } else if input.peek(syn::token::Paren) {
                 let content;

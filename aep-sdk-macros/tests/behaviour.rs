@@ -234,3 +234,69 @@ async fn tools_share_state_across_servers() {
     main.cancel().await.unwrap();
     math.cancel().await.unwrap();
 }
+
+#[derive(Clone, Default)]
+struct Tuned;
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct TunedOptions {
+    /// Words to answer with.
+    #[schemars(range(min = 1, max = 5))]
+    words: u32,
+}
+
+#[aep_extension(id = "t.tuned", name = "Tuned")]
+impl Tuned {
+    #[model_provider(id = "tuned")]
+    async fn tuned(&self, _request: ChatRequest, ctx: RequestContext) -> Result<ChatStream, AepError> {
+        let words = ctx.native_options::<TunedOptions>().map(|o| o.words).unwrap_or(1);
+        let text = vec!["la"; words as usize].join(" ");
+        Ok(Box::pin(futures::stream::iter([
+            Ok(ChatUpdate::text(text)),
+            Ok(ChatUpdate::finish(FinishReason::Stop)),
+        ])))
+    }
+
+    #[option_set]
+    fn tuned_options(&self) -> aep_sdk::config::OptionSetDecl {
+        aep_sdk::config::OptionSetDecl::new("t.tuned/model-profile", "tuned")
+            .version_from_type::<TunedOptions>("1.0.0")
+    }
+}
+
+#[tokio::test]
+async fn option_sets_declared_through_the_macro() {
+    let server = spawn(Tuned.into_extension().unwrap().router()).await;
+    let client = Client::new(&server.base_url).unwrap();
+    let manifest = client.discover().await.unwrap();
+    assert!(manifest.capabilities.contains_key("aep.configuration"));
+    let catalog = client.configuration().await.unwrap();
+    let set = &catalog.option_sets[0];
+    assert_eq!(
+        (set.id.as_str(), set.contribution_id.as_str()),
+        ("t.tuned/model-profile", "tuned")
+    );
+    let version = &set.versions[0];
+    let mut request = ChatRequest::new("m", vec![Message::user("hi")]);
+    let envelope = |words: u32| aep_sdk::protocol::VersionedOptions {
+        option_set: set.id.clone(),
+        version: version.version.clone(),
+        schema_digest: version.schema_digest.clone(),
+        values: json!({ "words": words }),
+    };
+    request.options = Some(aep_sdk::protocol::ModelOptions {
+        native_options: Some(envelope(3)),
+        ..Default::default()
+    });
+    assert_eq!(client.chat("tuned", &request).await.unwrap().text(), "la la la");
+    request.options = Some(aep_sdk::protocol::ModelOptions {
+        native_options: Some(envelope(9)),
+        ..Default::default()
+    });
+    let error = client.chat("tuned", &request).await.unwrap_err();
+    assert_eq!(
+        (error.status.map(|s| s.as_u16()), error.remote_code()),
+        (Some(422), Some("invalid_options"))
+    );
+}

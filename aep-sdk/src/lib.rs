@@ -37,11 +37,11 @@ pub mod __private {
 /// The names most extensions need.
 pub mod prelude {
     pub use crate::AepError;
+    pub use crate::aep_extension;
     pub use crate::protocol::{
         ChatRequest, ChatResponse, ChatUpdate, Content, ContentKind, FinishReason, Health, Message,
         ModelDescriptor, ModelProviderDescriptor, ProviderCapabilities, Role, ToolCall, Usage,
     };
-    pub use crate::aep_extension;
     pub use crate::server::{AepExtension, ChatStream, RequestContext};
     pub use crate::tool::{ToolContext, ToolError};
 }

@@ -73,6 +73,10 @@ fn generate(model: &Extension) -> TokenStream {
         .map(|d| quote! { builder = builder.description(#d); });
     let (provider_items, provider_registrations) = providers::generate(model);
     let (tool_items, tool_registrations) = tools::generate(model, &version);
+    let option_sets = model
+        .option_sets
+        .iter()
+        .map(|method| quote! { builder = builder.option_set(state.#method()); });
     quote! {
         #[doc(hidden)]
         #[allow(non_camel_case_types, non_snake_case, clippy::all)]
@@ -87,6 +91,7 @@ fn generate(model: &Extension) -> TokenStream {
                     #description
                     #provider_registrations
                     #tool_registrations
+                    #(#option_sets)*
                     let _ = &state;
                     builder
                 }

@@ -114,7 +114,7 @@ fn tool_items(model: &Extension, tool: &Tool) -> (TokenStream, TokenStream) {
             ::std::boxed::Box::pin(async move {
                 let args: #args_ty = match ::aep_sdk::tool::parse_arguments(arguments) {
                     ::core::result::Result::Ok(args) => args,
-                    ::core::result::Result::Err(error) => return error,
+                    ::core::result::Result::Err(error) => return *error,
                 };
                 let output = state.#method(#(#call_args),*).await;
                 let _ = &ctx;

@@ -37,14 +37,14 @@ pub fn structured_result<T: Serialize>(value: &T) -> CallToolResult {
 
 /// Decodes tool arguments; on failure, a tool error naming the offending path, so the
 /// model can correct its call.
-pub fn parse_arguments<T: DeserializeOwned>(arguments: JsonObject) -> Result<T, CallToolResult> {
+pub fn parse_arguments<T: DeserializeOwned>(arguments: JsonObject) -> Result<T, Box<CallToolResult>> {
     serde_path_to_error::deserialize(Value::Object(arguments)).map_err(|error| {
         let path = error.path().to_string();
         let inner = error.into_inner();
-        if path == "." {
+        Box::new(if path == "." {
             error_result(format!("invalid arguments: {inner}"))
         } else {
             error_result(format!("invalid arguments at '{path}': {inner}"))
-        }
+        })
     })
 }

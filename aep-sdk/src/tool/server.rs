@@ -23,7 +23,10 @@ pub struct ToolContext {
 impl ToolContext {
     /// A context for calling a tool directly (tests).
     pub fn new(cancellation: CancellationToken) -> Self {
-        Self { cancellation, meta: None }
+        Self {
+            cancellation,
+            meta: None,
+        }
     }
 
     /// Cancelled when the client cancels the call or goes away.
@@ -147,10 +150,16 @@ impl<S: Send + Sync + 'static> ServerHandler for ToolServer<S> {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let ctx = ToolContext { cancellation: context.ct.clone(), meta: None };
+        let ctx = ToolContext {
+            cancellation: context.ct.clone(),
+            meta: None,
+        };
         let arguments = request.arguments.unwrap_or_default();
         let Some((_, call)) = self.calls.iter().find(|(n, _)| *n == request.name) else {
-            return Err(ErrorData::invalid_params(format!("tool '{}' not found", request.name), None));
+            return Err(ErrorData::invalid_params(
+                format!("tool '{}' not found", request.name),
+                None,
+            ));
         };
         // A panicking tool fails its call, not the server.
         let future = std::panic::AssertUnwindSafe(call(self.state.clone(), arguments, ctx));
