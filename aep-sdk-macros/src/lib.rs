@@ -1,9 +1,9 @@
 //! Procedural macros for `aep-sdk`. Use them through `aep_sdk::aep_extension`; the
 //! runtime crate documents them.
 //!
-//! The macro is split the way serde_derive is: [`parse`] reads attribute arguments,
-//! [`model`] turns the annotated impl into a checked description of the extension
-//! (every misuse a `syn::Error` on the user's span), and [`expand`] writes the code.
+//! The macro is split the way serde_derive is: `parse` reads attribute arguments,
+//! `model` turns the annotated impl into a checked description of the extension
+//! (every misuse a `syn::Error` on the user's span), and `expand` writes the code.
 
 use proc_macro::TokenStream;
 
@@ -14,7 +14,31 @@ mod parse;
 /// Turns the annotated methods of an `impl` block into an AEP extension: `#[tool]`
 /// methods become MCP tools and AEP tool contributions, `#[model_provider]` methods
 /// become model providers (with optional `#[models]`, `#[health]` and `#[chat]`
-/// siblings), and the type implements `aep_sdk::server::AepExtension`.
+/// siblings), `#[option_set]` methods declare option sets, and the type implements
+/// `aep_sdk::server::AepExtension` (`serve()`, `into_extension()`, `extension_builder()`).
+///
+/// `#[aep_extension(id = "..", name = "..", version = "..", description = "..", mcp_server = "..")]`:
+/// `id` and `name` are required; `version` defaults to the crate's version; `mcp_server`
+/// names the default MCP server (default `"default"`, served at `/mcp`).
+///
+/// `#[tool(name, id, display_name, description, title, server, metadata(k = v, ..),
+/// read_only, destructive, idempotent, open_world)]` on `async fn(&self, params..) -> R`:
+/// every key is optional. `name` is the MCP tool name (default: the method name), `id`
+/// the AEP contribution id (default: `name`), `display_name` defaults to the humanized
+/// method name, `description` to the doc comment, `server = "x"` puts the tool on MCP
+/// server `x` at `/mcp/x`. Parameters are owned `Deserialize + JsonSchema` types (their
+/// `///` docs become schema descriptions; `Option<T>` is optional), or one `#[args]`
+/// struct; a `ToolContext` parameter receives the call's context. `R` is `String`/`&str`
+/// (text), `()`, `CallToolResult`, any `Serialize + JsonSchema` type (structured content,
+/// output schema and a text copy), or `Result<_, E: Display>` (`Err` is a tool error).
+///
+/// `#[model_provider(id, display_name, models = [..], metadata(..), chat, streaming, tools,
+/// thinking, structured_output, vision, model_discovery)]` on
+/// `async fn(&self, request: ChatRequest[, ctx: RequestContext]) -> Result<ChatStream, AepError>`.
+/// Siblings: `#[chat(provider = "id")]` (non-streaming answer), `#[models(provider = "id")]`
+/// and `#[health(provider = "id")]`, each `async fn(&self[, ctx])`.
+///
+/// `#[option_set]` on `fn(&self) -> aep_sdk::config::OptionSetDecl`.
 #[proc_macro_attribute]
 pub fn aep_extension(attr: TokenStream, item: TokenStream) -> TokenStream {
     expand::aep_extension(attr.into(), item.into()).into()

@@ -1,6 +1,53 @@
 //! # aep-sdk
 //!
-//! Write AEP (Agentstration Extension Protocol) extensions in Rust.
+//! Write AEP (Agentstration Extension Protocol) extensions in Rust: annotate plain
+//! `async fn`s and get the discovery manifest, the model-provider routes (chat and SSE
+//! streaming) and co-hosted MCP tool servers, served by axum.
+//!
+//! ## Quickstart
+//!
+//! ```
+//! use aep_sdk::prelude::*;
+//!
+//! #[derive(Clone, Default)]
+//! struct Utilities;
+//!
+//! #[aep_extension(id = "acme.utilities", name = "Utilities", version = "1.0.0")]
+//! impl Utilities {
+//!     /// Reverse a piece of text.
+//!     #[tool(id = "text.reverse", display_name = "Reverse text", read_only)]
+//!     async fn reverse(
+//!         &self,
+//!         /// The text to reverse.
+//!         text: String,
+//!     ) -> Result<String, ToolError> {
+//!         if text.is_empty() {
+//!             return Err(ToolError::new("nothing to reverse"));
+//!         }
+//!         Ok(text.chars().rev().collect())
+//!     }
+//!
+//!     /// Echo the last user message back.
+//!     #[model_provider(id = "echo", display_name = "Echo", models = ["echo-1"])]
+//!     async fn echo(&self, request: ChatRequest) -> Result<ChatStream, AepError> {
+//!         let text = request.last_user_text().unwrap_or_default();
+//!         let updates = [Ok(ChatUpdate::text(text)), Ok(ChatUpdate::finish(FinishReason::Stop))];
+//!         Ok(Box::pin(futures::stream::iter(updates)))
+//!     }
+//! }
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! // In `main`: `Utilities.serve().await` (listens on `--listen`/`AEP_LISTEN`, default
+//! // 127.0.0.1:8710). Here: serve on a free port and call it with the canonical client.
+//! let server = aep_sdk::testing::spawn(Utilities.into_extension()?.router()).await;
+//! let client = aep_sdk::client::Client::new(&server.base_url)?;
+//! let manifest = client.discover().await?;
+//! assert_eq!(manifest.contributions.tools[0].id, "text.reverse");
+//! let answer = client.chat("echo", &ChatRequest::new("echo-1", vec![Message::user("hi")])).await?;
+//! assert_eq!(answer.text(), "hi");
+//! # Ok(()) }
+//! ```
 //!
 //! - [`protocol`]: the wire documents as serde types.
 //! - [`validate`]: manifest rules and MCP endpoint resolution.
