@@ -1,0 +1,68 @@
+//! Renders `aep-extension` for each starting point (with cargo-generate when it is
+//! installed, otherwise with this crate's renderer), builds the result against the
+//! local aep-sdk, and runs its tests, which start the extension and run the
+//! conformance suite. The generated crates share one target directory.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use aep_templates::Template;
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("templates/ has a parent").to_owned()
+}
+
+fn cargo_generate_available() -> bool {
+    Command::new("cargo").args(["generate", "--version"]).output().is_ok_and(|o| o.status.success())
+}
+
+fn render(starting_point: &str, name: &str, dest: &Path) {
+    let template_dir = workspace().join("templates/aep-extension");
+    let values = BTreeMap::from([
+        ("extension_id".to_owned(), format!("test.{}", starting_point.replace('-', "."))),
+        ("display_name".to_owned(), format!("Test {starting_point}")),
+        ("starting_point".to_owned(), starting_point.to_owned()),
+        ("aep_sdk_source".to_owned(), workspace().display().to_string()),
+    ]);
+    if cargo_generate_available() {
+        let parent = dest.parent().expect("dest has a parent");
+        let mut command = Command::new("cargo");
+        command.args(["generate", "--silent", "--vcs", "none", "--path"]).arg(&template_dir);
+        command.args(["--name", name, "--destination"]).arg(parent);
+        for (key, value) in &values {
+            command.arg("--define").arg(format!("{key}={value}"));
+        }
+        let status = command.status().expect("cargo generate runs");
+        assert!(status.success(), "cargo generate failed");
+    } else {
+        let template = Template::load(&template_dir).expect("template loads");
+        template.render(name, &values, dest).expect("template renders");
+    }
+}
+
+#[test]
+fn every_starting_point_builds_without_warnings_and_passes_conformance() {
+    let root = workspace().join("target/aep-templates");
+    for starting_point in ["tools-and-provider", "tools", "model-provider"] {
+        let name = format!("my-{starting_point}-extension");
+        let dest = root.join(&name);
+        let _ = std::fs::remove_dir_all(&dest);
+        render(starting_point, &name, &dest);
+        // Same dependency versions as this workspace: nothing new to download or build.
+        std::fs::copy(workspace().join("Cargo.lock"), dest.join("Cargo.lock")).expect("copy Cargo.lock");
+        let output = Command::new(env!("CARGO"))
+            .args(["test", "--quiet"])
+            .current_dir(&dest)
+            .env("CARGO_TARGET_DIR", root.join("target"))
+            .env_remove("RUSTFLAGS")
+            .output()
+            .expect("cargo test runs");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert!(output.status.success(), "{starting_point}: cargo test failed\n{stdout}\n{stderr}");
+        let warnings: Vec<&str> = stderr.lines().filter(|l| l.starts_with("warning")).collect();
+        assert!(warnings.is_empty(), "{starting_point}: warnings\n{stderr}");
+        assert!(stdout.contains("test result: ok"), "{starting_point}: no tests ran\n{stdout}");
+    }
+}
