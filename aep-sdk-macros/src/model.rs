@@ -41,7 +41,10 @@ pub enum Params {
     /// One field per parameter: (name, type, docs, is ToolContext).
     Fields(Vec<Param>),
     /// `#[args] name: Type`: the type is the argument struct.
-    Struct { ty: Type, ctx_position: Option<usize> },
+    Struct {
+        ty: Box<Type>,
+        ctx_position: Option<usize>,
+    },
 }
 
 pub struct Param {
@@ -62,7 +65,7 @@ pub enum OutputKind {
     Text,
     Unit,
     Raw,
-    Structured(Type),
+    Structured(Box<Type>),
 }
 
 pub struct Provider {
@@ -464,7 +467,10 @@ fn tool_params(method: &ImplItemFn, errors: &mut Errors) -> Option<Params> {
         }
         Some((ty, args_position, _)) => {
             let ctx_position = params.first().map(|_| if args_position == 0 { 1 } else { 0 });
-            Some(Params::Struct { ty, ctx_position })
+            Some(Params::Struct {
+                ty: Box::new(ty),
+                ctx_position,
+            })
         }
     }
 }
@@ -489,7 +495,7 @@ fn tool_output(output: &ReturnType) -> Output {
         Type::Reference(r) if is_named(&r.elem, "str") => OutputKind::Text,
         t if is_named(t, "String") => OutputKind::Text,
         t if is_named(t, "CallToolResult") => OutputKind::Raw,
-        t => OutputKind::Structured(t.clone()),
+        t => OutputKind::Structured(Box::new(t.clone())),
     };
     Output { fallible, kind }
 }
