@@ -250,10 +250,11 @@ async fn shutdown_ends_open_streams_with_a_terminal_update() {
         let signal = async move {
             let _ = stopped.await;
         };
-        extension
-            .serve_listener(listener, signal, Duration::from_millis(200))
-            .await
-            .unwrap();
+        let limits = aep_sdk::server::ConnectionLimits {
+            shutdown_grace: Duration::from_millis(200),
+            ..Default::default()
+        };
+        extension.serve_listener(listener, signal, limits).await.unwrap();
         done.fetch_add(1, Ordering::SeqCst);
     });
     let client = Client::new(&base).unwrap();

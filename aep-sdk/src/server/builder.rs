@@ -9,9 +9,11 @@ use axum::extract::DefaultBodyLimit;
 use bytes::Bytes;
 use tokio_util::sync::CancellationToken;
 use tower_http::catch_panic::CatchPanicLayer;
+use tower_http::timeout::RequestBodyTimeoutLayer;
 use tower_http::trace::TraceLayer;
 
-use super::mcp::McpMount;
+use super::auth::{self, BearerAuth};
+use super::mcp::{McpAccess, McpMount};
 use super::provider::ModelProvider;
 use super::routes::{self, Registered, RequestCheck, Shared};
 use crate::protocol::{
@@ -24,6 +26,17 @@ use crate::{AepError, Error};
 pub const DEFAULT_BODY_LIMIT: usize = 16 * 1024 * 1024;
 /// Default interval of `: keep-alive` comments during a silent stream.
 pub const DEFAULT_KEEP_ALIVE: Duration = Duration::from_secs(15);
+/// Default bound on the silence between two pieces of a request body: 30 s.
+pub const DEFAULT_BODY_READ_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// How the router treats requests: limits, timeouts, access.
+#[derive(Debug, Clone)]
+pub(crate) struct Settings {
+    pub(crate) body_limit: usize,
+    pub(crate) body_read_timeout: Duration,
+    pub(crate) mcp_access: McpAccess,
+    pub(crate) auth: Option<BearerAuth>,
+}
 
 /// A configured extension: serve it with [`Extension::serve`] or take its
 /// [`Extension::router`] to mount it yourself.
@@ -39,8 +52,9 @@ pub const DEFAULT_KEEP_ALIVE: Duration = Duration::from_secs(15);
 pub struct Extension {
     manifest: Manifest,
     shared: Arc<Shared>,
-    mcp: Router,
-    body_limit: usize,
+    routes: Router,
+    mcp: Vec<McpMount>,
+    pub(crate) settings: Settings,
     pub(crate) shutdown: CancellationToken,
 }
 
@@ -64,7 +78,12 @@ impl Extension {
             capabilities: Vec::new(),
             checks: Vec::new(),
             extra_routes: Router::new(),
-            body_limit: DEFAULT_BODY_LIMIT,
+            settings: Settings {
+                body_limit: DEFAULT_BODY_LIMIT,
+                body_read_timeout: DEFAULT_BODY_READ_TIMEOUT,
+                mcp_access: McpAccess::default(),
+                auth: None,
+            },
             keep_alive: DEFAULT_KEEP_ALIVE,
             shutdown: CancellationToken::new(),
             option_sets: Vec::new(),
@@ -84,16 +103,38 @@ impl Extension {
         &self.manifest.extension
     }
 
-    /// Every AEP route and co-hosted MCP server, with tracing, panic catching and the
-    /// body limit applied; unknown routes and wrong methods answer AEP errors.
+    /// Every AEP route and co-hosted MCP server, with tracing, panic catching, the body
+    /// limit and body-read timeout, and authentication when configured; unknown routes
+    /// and wrong methods answer AEP errors.
     pub fn router(&self) -> Router {
-        routes::router(self.shared.clone())
-            .merge(self.mcp.clone())
+        let settings = &self.settings;
+        let mut router = routes::router(self.shared.clone()).merge(self.routes.clone());
+        for mount in &self.mcp {
+            router = router.merge(mount.router(&settings.mcp_access, self.shutdown.clone()));
+        }
+        let mut router = router
             .fallback(routes::not_found)
             .method_not_allowed_fallback(routes::method_not_allowed)
-            .layer(DefaultBodyLimit::max(self.body_limit))
-            .layer(CatchPanicLayer::custom(super::panic_response))
-            .layer(TraceLayer::new_for_http())
+            .layer(DefaultBodyLimit::max(settings.body_limit))
+            .layer(RequestBodyTimeoutLayer::new(settings.body_read_timeout))
+            .layer(CatchPanicLayer::custom(super::panic_response));
+        if let Some(auth) = &settings.auth {
+            router = router.layer(axum::middleware::from_fn_with_state(auth.clone(), auth::require));
+        }
+        // The default span records method, URI and version, never headers or bodies.
+        router.layer(TraceLayer::new_for_http())
+    }
+
+    /// Requires a bearer token on every route (see [`BearerAuth`]).
+    pub fn with_bearer_auth(mut self, auth: BearerAuth) -> Self {
+        self.settings.auth = Some(auth);
+        self
+    }
+
+    /// Sets who may reach the co-hosted MCP endpoints (`Host` and `Origin` checks).
+    pub fn with_mcp_access(mut self, access: McpAccess) -> Self {
+        self.settings.mcp_access = access;
+        self
     }
 
     /// Ends every open stream with a terminal `shutting_down` update and closes MCP
@@ -113,7 +154,7 @@ pub struct ExtensionBuilder {
     capabilities: Vec<(String, CapabilityDescriptor)>,
     checks: Vec<RequestCheck>,
     extra_routes: Router,
-    body_limit: usize,
+    settings: Settings,
     keep_alive: Duration,
     pub(crate) shutdown: CancellationToken,
     option_sets: Vec<crate::config::OptionSetDecl>,
@@ -152,12 +193,7 @@ impl ExtensionBuilder {
     where
         H: rmcp::ServerHandler + Clone + Send + Sync + 'static,
     {
-        self.mcp.push(McpMount::new(
-            id.into(),
-            path.into(),
-            handler,
-            self.shutdown.clone(),
-        ));
+        self.mcp.push(McpMount::new(id.into(), path.into(), handler));
         self
     }
 
@@ -201,7 +237,27 @@ impl ExtensionBuilder {
 
     /// Request-body limit in bytes (default 16 MiB); larger bodies get a 413 AEP error.
     pub fn body_limit(mut self, bytes: usize) -> Self {
-        self.body_limit = bytes;
+        self.settings.body_limit = bytes;
+        self
+    }
+
+    /// Bound on the silence between two pieces of a request body (default 30 s); a client
+    /// that stalls longer gets a 408 AEP error.
+    pub fn body_read_timeout(mut self, timeout: Duration) -> Self {
+        self.settings.body_read_timeout = timeout;
+        self
+    }
+
+    /// Requires a bearer token on every route (see [`BearerAuth`]).
+    pub fn bearer_auth(mut self, auth: BearerAuth) -> Self {
+        self.settings.auth = Some(auth);
+        self
+    }
+
+    /// Who may reach the co-hosted MCP endpoints (`Host` and `Origin` checks; default:
+    /// loopback host names only, no browser origin).
+    pub fn mcp_access(mut self, access: McpAccess) -> Self {
+        self.settings.mcp_access = access;
         self
     }
 
@@ -290,12 +346,9 @@ impl ExtensionBuilder {
             .collect();
         let provider_list =
             Bytes::from(serde_json::to_vec(&manifest.contributions.model_providers).unwrap_or_default());
-        let mut mcp = self.extra_routes;
-        for mount in self.mcp {
-            mcp = mcp.merge(mount.router);
-        }
-        if let Some(routes) = configuration.routes() {
-            mcp = mcp.merge(routes);
+        let mut routes = self.extra_routes;
+        if let Some(config_routes) = configuration.routes() {
+            routes = routes.merge(config_routes);
         }
         let mut checks = self.checks;
         checks.insert(0, Arc::new(move |r, d, c| configuration.check_request(r, d, c)));
@@ -310,8 +363,9 @@ impl ExtensionBuilder {
         Ok(Extension {
             manifest,
             shared: Arc::new(shared),
-            mcp,
-            body_limit: self.body_limit,
+            routes,
+            mcp: self.mcp,
+            settings: self.settings,
             shutdown: self.shutdown,
         })
     }

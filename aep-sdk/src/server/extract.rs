@@ -46,6 +46,17 @@ fn check_content_type(headers: &http::HeaderMap) -> Result<(), AepError> {
 }
 
 fn body_error(rejection: BytesRejection) -> AepError {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(&rejection);
+    while let Some(error) = source {
+        if error.is::<tower_http::timeout::TimeoutError>() {
+            return AepError::new(
+                StatusCode::REQUEST_TIMEOUT,
+                codes::INVALID_REQUEST,
+                "the request body stalled: the client sent nothing for too long",
+            );
+        }
+        source = error.source();
+    }
     if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
         return AepError::new(
             StatusCode::PAYLOAD_TOO_LARGE,

@@ -1,4 +1,6 @@
-//! Mounting rmcp servers (Streamable HTTP) inside the extension's router.
+//! Mounting rmcp servers (Streamable HTTP) inside the extension's router, with the MCP
+//! specification's DNS-rebinding protection: a `Host` outside the allowed list and an
+//! `Origin` outside the allowed list are answered 403.
 
 use std::sync::Arc;
 
@@ -10,27 +12,62 @@ use tokio_util::sync::CancellationToken;
 
 use crate::protocol::McpServerDescriptor;
 
+/// Who may reach the co-hosted MCP endpoints.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct McpAccess {
+    /// Accepted `Host` values (with or without port). Default: `localhost`, `127.0.0.1`,
+    /// `::1`. Add the names clients use when listening on other interfaces.
+    pub allowed_hosts: Vec<String>,
+    /// Accepted `Origin` values (e.g. `https://app.example.com`); requests without an
+    /// `Origin` (non-browser clients) are always accepted. Default: none, so any browser
+    /// origin gets 403.
+    pub allowed_origins: Vec<String>,
+}
+
+impl Default for McpAccess {
+    fn default() -> Self {
+        Self {
+            allowed_hosts: vec!["localhost".into(), "127.0.0.1".into(), "::1".into()],
+            allowed_origins: Vec::new(),
+        }
+    }
+}
+
+type Mount = dyn Fn(&McpAccess, CancellationToken) -> Router + Send + Sync;
+
 pub(crate) struct McpMount {
     pub(crate) id: String,
     pub(crate) path: String,
-    pub(crate) router: Router,
+    mount: Arc<Mount>,
 }
 
 impl McpMount {
-    pub(crate) fn new<H>(id: String, path: String, handler: H, shutdown: CancellationToken) -> Self
+    pub(crate) fn new<H>(id: String, path: String, handler: H) -> Self
     where
         H: rmcp::ServerHandler + Clone + Send + Sync + 'static,
     {
-        // legacy_session_mode stays on (the default): session clients (2025-11-25) and
-        // stateless clients (2026-07-28) are served from the same endpoint.
-        let config = StreamableHttpServerConfig::default().with_cancellation_token(shutdown);
-        let service = StreamableHttpService::new(
-            move || Ok(handler.clone()),
-            Arc::new(LocalSessionManager::default()),
-            config,
-        );
-        let router = Router::new().route_service(&path, service);
-        Self { id, path, router }
+        let route = path.clone();
+        let mount = move |access: &McpAccess, shutdown: CancellationToken| {
+            // legacy_session_mode stays on (the default): session clients (2025-11-25) and
+            // stateless clients (2026-07-28) are served from the same endpoint.
+            let config = StreamableHttpServerConfig::default()
+                .with_cancellation_token(shutdown)
+                .with_allowed_hosts(access.allowed_hosts.clone())
+                .with_allowed_origins(access.allowed_origins.clone())
+                .enforce_origin_validation();
+            let handler = handler.clone();
+            let service = StreamableHttpService::new(
+                move || Ok(handler.clone()),
+                Arc::new(LocalSessionManager::default()),
+                config,
+            );
+            Router::new().route_service(&route, service)
+        };
+        Self {
+            id,
+            path,
+            mount: Arc::new(mount),
+        }
     }
 
     pub(crate) fn descriptor(&self) -> McpServerDescriptor {
@@ -38,5 +75,9 @@ impl McpMount {
             id: self.id.clone(),
             endpoint: self.path.clone(),
         }
+    }
+
+    pub(crate) fn router(&self, access: &McpAccess, shutdown: CancellationToken) -> Router {
+        (self.mount)(access, shutdown)
     }
 }

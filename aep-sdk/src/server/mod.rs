@@ -26,6 +26,7 @@
 //! ```
 
 mod aep_extension;
+mod auth;
 mod builder;
 mod extract;
 mod mcp;
@@ -35,10 +36,14 @@ mod serve;
 pub mod sse;
 
 pub use aep_extension::AepExtension;
-pub use builder::{DEFAULT_BODY_LIMIT, DEFAULT_KEEP_ALIVE, Extension, ExtensionBuilder};
+pub use auth::BearerAuth;
+pub use builder::{
+    DEFAULT_BODY_LIMIT, DEFAULT_BODY_READ_TIMEOUT, DEFAULT_KEEP_ALIVE, Extension, ExtensionBuilder,
+};
 pub use extract::{AepJson, AepPath};
+pub use mcp::McpAccess;
 pub use provider::{ChatStream, ModelProvider, RequestContext, collect_stream};
-pub use serve::{DEFAULT_LISTEN, ServeArgs, init_tracing, shutdown_signal};
+pub use serve::{ConnectionLimits, DEFAULT_LISTEN, ServeArgs, init_tracing, shutdown_signal};
 
 use axum::response::{IntoResponse, Response};
 

@@ -1,13 +1,20 @@
-//! Serving an extension: listen address from flag or environment, `tracing` logs, and
-//! a graceful shutdown on SIGINT/SIGTERM that lets open streams finish within a bound.
+//! Serving an extension: listen address, authentication and timeouts from flags or
+//! environment, `tracing` logs, and a graceful shutdown on SIGINT/SIGTERM that lets open
+//! streams finish within a bound.
 
 use std::future::Future;
+use std::path::PathBuf;
 use std::time::Duration;
 
+use axum::body::Body;
+use hyper::body::Incoming;
+use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
+use hyper_util::server::conn::auto;
+use hyper_util::server::graceful::GracefulShutdown;
 use tokio::net::TcpListener;
-use tokio_util::sync::CancellationToken;
+use tower::ServiceExt;
 
-use super::Extension;
+use super::{BearerAuth, Extension};
 use crate::Error;
 
 /// Where an extension listens unless told otherwise: loopback only.
@@ -17,14 +24,30 @@ pub const DEFAULT_LISTEN: &str = "127.0.0.1:8710";
 /// [`Extension::serve`] read them from the command line and environment.
 #[derive(Debug, Clone, clap::Args)]
 pub struct ServeArgs {
-    /// Address to listen on, host:port. Loopback by default; use 0.0.0.0:PORT to accept
-    /// other interfaces (then see the MCP allowed-hosts option).
+    /// Address to listen on, host:port. Loopback by default; to accept other interfaces
+    /// use e.g. 0.0.0.0:8710 and list the host names clients use with --allowed-host.
     #[arg(long, env = "AEP_LISTEN", default_value = DEFAULT_LISTEN)]
     pub listen: String,
     /// Seconds open streams may run after a shutdown signal before they are ended with a
     /// terminal update.
     #[arg(long, env = "AEP_SHUTDOWN_GRACE_SECS", default_value_t = 10)]
     pub shutdown_grace_secs: u64,
+    /// File holding a bearer token every request must carry (`Authorization: Bearer`).
+    /// The token may also come from AEP_BEARER_TOKEN; it is never logged.
+    #[arg(long, env = "AEP_BEARER_TOKEN_FILE")]
+    pub bearer_token_file: Option<PathBuf>,
+    /// Leave the discovery routes public when a bearer token is required.
+    #[arg(long, env = "AEP_PUBLIC_DISCOVERY")]
+    pub public_discovery: bool,
+    /// Extra `Host` values the MCP endpoints accept (besides localhost, 127.0.0.1, ::1).
+    #[arg(long = "allowed-host", env = "AEP_ALLOWED_HOSTS", value_delimiter = ',')]
+    pub allowed_hosts: Vec<String>,
+    /// Browser `Origin`s the MCP endpoints accept (none by default).
+    #[arg(long = "allowed-origin", env = "AEP_ALLOWED_ORIGINS", value_delimiter = ',')]
+    pub allowed_origins: Vec<String>,
+    /// Seconds a client may take to send a request's headers.
+    #[arg(long, env = "AEP_HEADER_READ_TIMEOUT_SECS", default_value_t = 30)]
+    pub header_read_timeout_secs: u64,
 }
 
 impl Default for ServeArgs {
@@ -32,6 +55,11 @@ impl Default for ServeArgs {
         Self {
             listen: DEFAULT_LISTEN.to_owned(),
             shutdown_grace_secs: 10,
+            bearer_token_file: None,
+            public_discovery: false,
+            allowed_hosts: Vec::new(),
+            allowed_origins: Vec::new(),
+            header_read_timeout_secs: 30,
         }
     }
 }
@@ -43,9 +71,50 @@ struct Cli {
 }
 
 impl ServeArgs {
-    /// Reads `--listen` / `AEP_LISTEN` and `--shutdown-grace-secs` from the process.
+    /// Reads the options from the process's command line and environment.
     pub fn from_env() -> Self {
         <Cli as clap::Parser>::parse().serve
+    }
+
+    /// The bearer token: the file's first line, else `AEP_BEARER_TOKEN`.
+    fn bearer_token(&self) -> Result<Option<String>, Error> {
+        if let Some(path) = &self.bearer_token_file {
+            let text = std::fs::read_to_string(path).map_err(|e| {
+                Error::Config(format!(
+                    "cannot read the bearer token file {}: {e}",
+                    path.display()
+                ))
+            })?;
+            let token = text.lines().next().unwrap_or("").trim().to_owned();
+            if token.is_empty() {
+                return Err(Error::Config(format!(
+                    "the bearer token file {} is empty",
+                    path.display()
+                )));
+            }
+            return Ok(Some(token));
+        }
+        Ok(std::env::var("AEP_BEARER_TOKEN")
+            .ok()
+            .filter(|t| !t.trim().is_empty()))
+    }
+}
+
+/// Connection-level options of [`Extension::serve_listener`].
+#[derive(Debug, Clone, Copy)]
+pub struct ConnectionLimits {
+    /// How long a client may take to send a request's headers (slow-loris bound).
+    pub header_read_timeout: Duration,
+    /// How long open streams may run after the shutdown signal.
+    pub shutdown_grace: Duration,
+}
+
+impl Default for ConnectionLimits {
+    fn default() -> Self {
+        Self {
+            header_read_timeout: Duration::from_secs(30),
+            shutdown_grace: Duration::from_secs(10),
+        }
     }
 }
 
@@ -83,9 +152,26 @@ impl Extension {
         self.serve_with(ServeArgs::from_env()).await
     }
 
+    /// Applies the options that shape the router (authentication, MCP access).
+    pub fn configure(mut self, args: &ServeArgs) -> Result<Self, Error> {
+        if let Some(token) = args.bearer_token()? {
+            self = self.with_bearer_auth(BearerAuth::new(token).public_discovery(args.public_discovery));
+        }
+        if !args.allowed_hosts.is_empty() || !args.allowed_origins.is_empty() {
+            let mut access = self.settings.mcp_access.clone();
+            access.allowed_hosts.extend(args.allowed_hosts.iter().cloned());
+            access
+                .allowed_origins
+                .extend(args.allowed_origins.iter().cloned());
+            self = self.with_mcp_access(access);
+        }
+        Ok(self)
+    }
+
     /// Like [`Extension::serve`] with explicit options.
     pub async fn serve_with(self, args: ServeArgs) -> Result<(), Error> {
         init_tracing();
+        let extension = self.configure(&args)?;
         let listener = TcpListener::bind(&args.listen)
             .await
             .map_err(|source| Error::Bind {
@@ -93,43 +179,79 @@ impl Extension {
                 source,
             })?;
         let addr = listener.local_addr()?;
-        tracing::info!(extension = %self.identity().id, "listening on http://{addr}");
-        let grace = Duration::from_secs(args.shutdown_grace_secs);
-        self.serve_listener(listener, shutdown_signal(), grace).await
+        tracing::info!(extension = %extension.identity().id, "listening on http://{addr}");
+        let limits = ConnectionLimits {
+            header_read_timeout: Duration::from_secs(args.header_read_timeout_secs),
+            shutdown_grace: Duration::from_secs(args.shutdown_grace_secs),
+        };
+        extension
+            .serve_listener(listener, shutdown_signal(), limits)
+            .await
     }
 
     /// Serves on `listener` until `signal` resolves, then stops accepting connections,
-    /// gives open streams `grace` to finish, ends the rest with a terminal
-    /// `shutting_down` update and returns within a further bounded time.
+    /// gives open requests and streams `limits.shutdown_grace` to finish, ends the rest
+    /// with a terminal `shutting_down` update and returns within a further 5 s.
     pub async fn serve_listener(
         self,
         listener: TcpListener,
         signal: impl Future<Output = ()> + Send + 'static,
-        grace: Duration,
+        limits: ConnectionLimits,
     ) -> Result<(), Error> {
-        let stop_accepting = CancellationToken::new();
-        let deadline = self.shutdown.clone();
-        let server = axum::serve(listener, self.router())
-            .with_graceful_shutdown(stop_accepting.clone().cancelled_owned())
-            .into_future();
-        tokio::pin!(server);
+        let router = self.router();
+        let graceful = GracefulShutdown::new();
+        let mut builder = auto::Builder::new(TokioExecutor::new());
+        builder
+            .http1()
+            .timer(TokioTimer::new())
+            .header_read_timeout(limits.header_read_timeout);
+        builder.http2().timer(TokioTimer::new());
+        tokio::pin!(signal);
+        loop {
+            let (stream, _peer) = tokio::select! {
+                accepted = listener.accept() => match accepted {
+                    Ok(accepted) => accepted,
+                    Err(error) => {
+                        // Out of file descriptors and the like: back off instead of spinning.
+                        tracing::warn!("accept failed: {error}");
+                        tokio::time::sleep(Duration::from_millis(50)).await;
+                        continue;
+                    }
+                },
+                () = &mut signal => break,
+            };
+            let service = hyper::service::service_fn({
+                let router = router.clone();
+                move |request: http::Request<Incoming>| router.clone().oneshot(request.map(Body::new))
+            });
+            let connection = builder
+                .serve_connection_with_upgrades(TokioIo::new(stream), service)
+                .into_owned();
+            let connection = graceful.watch(connection);
+            tokio::spawn(async move {
+                if let Err(error) = connection.await {
+                    tracing::debug!("connection ended: {error}");
+                }
+            });
+        }
+        drop(listener);
+        tracing::info!(
+            "shutting down: open streams have {:?} to finish",
+            limits.shutdown_grace
+        );
+        let drained = graceful.shutdown();
+        tokio::pin!(drained);
         tokio::select! {
-            result = &mut server => return result.map_err(Error::Serve),
-            () = signal => {}
+            () = &mut drained => return Ok(()),
+            () = tokio::time::sleep(limits.shutdown_grace) => {}
         }
-        tracing::info!("shutting down: open streams have {grace:?} to finish");
-        stop_accepting.cancel();
-        tokio::select! {
-            result = &mut server => return result.map_err(Error::Serve),
-            () = tokio::time::sleep(grace) => {}
+        self.shutdown.cancel();
+        if tokio::time::timeout(Duration::from_secs(5), drained)
+            .await
+            .is_err()
+        {
+            tracing::warn!("connections still open 5 s after the shutdown deadline; closing them");
         }
-        deadline.cancel();
-        match tokio::time::timeout(Duration::from_secs(5), &mut server).await {
-            Ok(result) => result.map_err(Error::Serve),
-            Err(_) => {
-                tracing::warn!("connections still open 5 s after the shutdown deadline; closing them");
-                Ok(())
-            }
-        }
+        Ok(())
     }
 }
