@@ -261,6 +261,17 @@ async fn shutdown_ends_open_streams_with_a_terminal_update() {
     let mut stream = client.chat_stream("p", &request()).await.unwrap();
     stream.next().await.unwrap().unwrap();
     stop.send(()).unwrap();
+    // New connections are refused while the open stream drains.
+    let addr = base.trim_start_matches("http://").to_owned();
+    let mut refused = false;
+    for _ in 0..100 {
+        if tokio::net::TcpStream::connect(&addr).await.is_err() {
+            refused = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert!(refused, "the listener closes at the shutdown signal");
     let rest: Vec<_> = tokio::time::timeout(Duration::from_secs(10), stream.collect::<Vec<_>>())
         .await
         .expect("stream ended");

@@ -125,6 +125,12 @@ impl Extension {
         router.layer(TraceLayer::new_for_http())
     }
 
+    /// How many `/chat/stream` answers are open right now (a leak check: it returns to
+    /// zero once every client is gone).
+    pub fn open_streams(&self) -> usize {
+        self.shared.open_streams.get()
+    }
+
     /// Requires a bearer token on every route (see [`BearerAuth`]).
     pub fn with_bearer_auth(mut self, auth: BearerAuth) -> Self {
         self.settings.auth = Some(auth);
@@ -359,6 +365,7 @@ impl ExtensionBuilder {
             keep_alive: self.keep_alive,
             shutdown: self.shutdown.clone(),
             checks,
+            open_streams: Default::default(),
         };
         Ok(Extension {
             manifest,

@@ -38,6 +38,7 @@ pub(crate) struct Shared {
     pub(crate) keep_alive: Duration,
     pub(crate) shutdown: CancellationToken,
     pub(crate) checks: Vec<RequestCheck>,
+    pub(crate) open_streams: sse::OpenStreams,
 }
 
 impl Shared {
@@ -187,6 +188,7 @@ async fn chat_stream(
         shared.keep_alive,
         shared.shutdown.clone(),
         guard,
+        &shared.open_streams,
     ))
 }
 

@@ -5,6 +5,8 @@
 
 use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -35,14 +37,40 @@ pub fn encode_event(update: &ChatUpdate) -> Bytes {
     Bytes::from(buf)
 }
 
+/// Counts the streams whose body is alive (a test and metrics hook: it returns to zero
+/// once every client is gone, so a leak shows).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct OpenStreams(Arc<AtomicUsize>);
+
+impl OpenStreams {
+    pub(crate) fn get(&self) -> usize {
+        self.0.load(Ordering::Relaxed)
+    }
+
+    fn enter(&self) -> StreamCount {
+        self.0.fetch_add(1, Ordering::Relaxed);
+        StreamCount(self.0.clone())
+    }
+}
+
+struct StreamCount(Arc<AtomicUsize>);
+
+impl Drop for StreamCount {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
 /// Wraps a provider stream as the body of a `text/event-stream` answer.
 pub(crate) fn response(
     stream: ChatStream,
     keep_alive: Duration,
     shutdown: CancellationToken,
     guard: DropGuard,
+    open: &OpenStreams,
 ) -> Response {
     let body = SseBody {
+        _count: open.enter(),
         inner: Some(AssertUnwindSafe(stream).catch_unwind()),
         keep_alive_every: keep_alive,
         keep_alive: Box::pin(tokio::time::sleep(keep_alive)),
@@ -67,6 +95,7 @@ struct SseBody {
     shutdown: Pin<Box<WaitForCancellationFutureOwned>>,
     // Cancels the request's token when the body is dropped (client gone or stream done).
     _guard: DropGuard,
+    _count: StreamCount,
 }
 
 impl SseBody {
