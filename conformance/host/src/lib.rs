@@ -1,1 +1,46 @@
-//! aep-host.
+//! # aep-host
+//!
+//! A thin reference host for AEP extensions:
+//!
+//! - [`registry`]: extensions by id with their base URL, discovery with exact
+//!   protocol negotiation, manifest validation and the identity check;
+//! - [`catalog`]: Tool resources resolved through AEP to MCP into provider-neutral
+//!   [`catalog::AgentTool`]s, with the spec's explicit failure codes;
+//! - [`mcp`]: one rmcp client per MCP server, reused, with a cached `tools/list`;
+//! - [`invoke`]: argument checks against the MCP input schema, results as MCP content;
+//! - [`models`]: model-provider references and chat through the canonical client;
+//! - [`agent`]: the chat-with-tools loop;
+//! - [`demo`]: the self-contained walk-through behind `aep-host demo`;
+//! - [`config`]: the TOML host configuration; [`cli`]: the command line.
+//!
+//! ```no_run
+//! # async fn run() -> Result<(), aep_host::HostError> {
+//! use std::sync::Arc;
+//! use aep_host::{catalog::{Catalog, ToolResource}, mcp::McpPool, registry::Registry};
+//! use aep_sdk::protocol::ProtocolVersion;
+//!
+//! let mut registry = Registry::new();
+//! registry.register("aep.utilities", "http://127.0.0.1:8711", ProtocolVersion::LATEST)?;
+//! let catalog = Catalog::new(Arc::new(registry), McpPool::new());
+//! catalog.add(ToolResource::aep("hash.compute", "aep.utilities", "hash.compute"))?;
+//! let output = catalog.invoke("hash.compute", serde_json::json!({"text": "abc"})).await?;
+//! println!("{}", output.text());
+//! # Ok(()) }
+//! ```
+#![warn(missing_docs)]
+
+pub mod agent;
+pub mod catalog;
+pub mod cli;
+pub mod config;
+pub mod demo;
+pub mod error;
+pub mod invoke;
+pub mod mcp;
+pub mod models;
+pub mod registry;
+
+pub use error::{ErrorCode, HostError};
+
+/// A JSON object (tool arguments, schemas).
+pub type JsonObject = serde_json::Map<String, serde_json::Value>;

@@ -1,0 +1,180 @@
+//! The subcommands.
+
+use std::process::ExitCode;
+
+use aep_sdk::protocol::Message;
+use serde_json::Value;
+
+use super::render::{self, EventPrinter, Out};
+use super::{Cli, Command, Host};
+use crate::agent::{Agent, AgentEvent, AgentStop};
+use crate::error::{ErrorCode, HostError, Result};
+use crate::registry::{ExtensionEntry, discover, parse_revision};
+
+macro_rules! say {
+    ($out:expr) => { let _ = writeln!($out); };
+    ($out:expr, $($arg:tt)*) => { let _ = writeln!($out, $($arg)*); };
+}
+
+/// Runs one command, writing to `out`. Exit code 2 means the tool reported an error.
+pub async fn run(cli: Cli, out: Out<'_>) -> Result<ExitCode> {
+    match &cli.command {
+        Command::Demo => crate::demo::run(out).await.map(|_| ExitCode::SUCCESS),
+        Command::Discover { url, id, json } => discover_command(&cli, out, url, id.as_deref(), *json).await,
+        Command::Tools { json } => tools(&Host::from_cli(&cli).await?, out, *json).await,
+        Command::Call { tool, arguments } => call(&Host::from_cli(&cli).await?, out, tool, arguments).await,
+        Command::Chat {
+            model,
+            tools,
+            max_steps,
+            system,
+            prompt,
+        } => {
+            let host = Host::from_cli(&cli).await?;
+            let request = ChatArgs {
+                model: model.as_deref(),
+                tools: tools.as_deref(),
+                max_steps: *max_steps,
+                system: system.as_deref(),
+                prompt: prompt.join(" "),
+            };
+            chat(&host, out, request).await
+        }
+    }
+}
+
+async fn discover_command(
+    cli: &Cli,
+    out: Out<'_>,
+    url: &str,
+    id: Option<&str>,
+    json: bool,
+) -> Result<ExitCode> {
+    let revision = parse_revision(&cli.revision)?;
+    let manifest = match id {
+        Some(id) => discover(&ExtensionEntry::new(id, url, revision)?).await?,
+        None => {
+            let entry = ExtensionEntry::new("(any)", url, revision)?;
+            entry.client().discover().await?
+        }
+    };
+    if json {
+        say!(
+            out,
+            "{}",
+            serde_json::to_string_pretty(&manifest).unwrap_or_default()
+        );
+    } else {
+        say!(out, "{url}: valid manifest, protocol {revision}");
+        let _ = render::manifest(out, &manifest);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+async fn tools(host: &Host, out: Out<'_>, json: bool) -> Result<ExitCode> {
+    let resolved = host.catalog.resolve_enabled().await;
+    let disabled: Vec<String> = host
+        .catalog
+        .resources()
+        .into_iter()
+        .filter(|r| !r.enabled)
+        .map(|r| r.id)
+        .collect();
+    if json {
+        say!(
+            out,
+            "{}",
+            serde_json::to_string_pretty(&resolved.tools).unwrap_or_default()
+        );
+    } else {
+        if resolved.tools.is_empty() && resolved.failures.is_empty() {
+            say!(
+                out,
+                "no tools: register an extension (--extension ID=URL) or configure [tools]"
+            );
+        }
+        for tool in &resolved.tools {
+            let _ = render::tool(out, tool, true);
+        }
+        for id in &disabled {
+            say!(out, "  {id} (disabled)");
+        }
+    }
+    for failure in &resolved.failures {
+        eprintln!("unresolved: {failure}");
+    }
+    Ok(if resolved.failures.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+async fn call(host: &Host, out: Out<'_>, tool: &str, arguments: &str) -> Result<ExitCode> {
+    let arguments: Value = serde_json::from_str(arguments).map_err(|e| {
+        HostError::new(
+            ErrorCode::InvalidArguments,
+            format!("arguments are not JSON: {e}"),
+        )
+        .with_target("arguments")
+    })?;
+    let output = host.catalog.invoke(tool, arguments).await?;
+    let _ = render::output(out, &output);
+    Ok(if output.is_error {
+        ExitCode::from(2)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+struct ChatArgs<'a> {
+    model: Option<&'a str>,
+    tools: Option<&'a [String]>,
+    max_steps: usize,
+    system: Option<&'a str>,
+    prompt: String,
+}
+
+async fn chat(host: &Host, out: Out<'_>, args: ChatArgs<'_>) -> Result<ExitCode> {
+    let model = host.model(args.model)?;
+    let tools = match args.tools {
+        None => Vec::new(),
+        Some([]) => {
+            let resolved = host.catalog.resolve_enabled().await;
+            for failure in &resolved.failures {
+                eprintln!("tool left out: {failure}");
+            }
+            resolved.tools
+        }
+        Some(ids) => host
+            .catalog
+            .resolve_many(ids)
+            .await
+            .into_iter()
+            .collect::<Result<Vec<_>>>()?,
+    };
+    let mut messages = Vec::new();
+    if let Some(system) = args.system {
+        messages.push(Message::system(system));
+    }
+    messages.push(Message::user(args.prompt));
+    let agent = Agent::new(&host.catalog, model)
+        .tools(tools)
+        .max_steps(args.max_steps);
+    let mut printer = EventPrinter::default();
+    let outcome = {
+        let mut print = |event: &AgentEvent| {
+            let _ = printer.print(&mut *out, event);
+        };
+        agent.run(messages, &mut print).await?
+    };
+    let _ = printer.end_line(out);
+    if outcome.stop == AgentStop::StepLimit {
+        eprintln!(
+            "stopped: the model still asked for tools after {} turns",
+            outcome.steps
+        );
+        return Ok(ExitCode::FAILURE);
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,118 @@
+//! The `aep-host` command line: `discover`, `tools`, `call`, `chat` and `demo`.
+//!
+//! Extensions come from `--config FILE` (see [`crate::config`]) and/or repeated
+//! `--extension ID=URL` flags. Tool resources come from the file's `[tools]`; when it
+//! declares none, every tool contribution of every registered extension becomes one.
+
+mod commands;
+mod host;
+pub mod render;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+pub use host::Host;
+
+use crate::agent::DEFAULT_MAX_STEPS;
+
+/// `aep-host`'s arguments.
+#[derive(Debug, Parser)]
+#[command(
+    name = "aep-host",
+    version,
+    about = "A thin reference AEP host: registry, tool catalog (AEP -> MCP), model calls, agent loop."
+)]
+pub struct Cli {
+    /// Host configuration (TOML): extensions, tools, models.
+    #[arg(long, global = true, env = "AEP_HOST_CONFIG", value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Registers an extension: ID=URL (repeatable).
+    #[arg(long = "extension", short = 'e', global = true, value_name = "ID=URL")]
+    pub extensions: Vec<String>,
+    /// AEP protocol revision negotiated with extensions given by --extension and with
+    /// `discover`: "1.0" or "2026-08-01".
+    #[arg(long, global = true, default_value = "2026-08-01")]
+    pub revision: String,
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Fetch and validate an extension's manifest.
+    Discover {
+        /// Base URL of the extension.
+        url: String,
+        /// The id the extension must have (checks identity).
+        #[arg(long)]
+        id: Option<String>,
+        /// Print the manifest as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// List the resolved tool catalog with schemas.
+    Tools {
+        /// Print the tools as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Call a tool with JSON arguments.
+    Call {
+        /// Tool resource id.
+        tool: String,
+        /// Arguments, a JSON object.
+        #[arg(default_value = "{}")]
+        arguments: String,
+    },
+    /// Chat with a model, streamed; with --tools, the model may call tools.
+    Chat {
+        /// Model: EXTENSION/PROVIDER/MODEL (default: the configuration's [models.default]).
+        #[arg(long, short = 'm')]
+        model: Option<String>,
+        /// Tools the model may call: ids separated by commas, or nothing for every enabled tool.
+        #[arg(long, num_args = 0.., value_delimiter = ',')]
+        tools: Option<Vec<String>>,
+        /// Bound on model turns.
+        #[arg(long, default_value_t = DEFAULT_MAX_STEPS)]
+        max_steps: usize,
+        /// System prompt.
+        #[arg(long)]
+        system: Option<String>,
+        /// The user's message.
+        #[arg(required = true, num_args = 1..)]
+        prompt: Vec<String>,
+    },
+    /// Walk through discovery, tool resolution, MCP calls and a chat with a tool round
+    /// trip, with extensions started in-process (no external service needed).
+    Demo,
+}
+
+/// Parses the process arguments, runs the command and reports errors on stderr.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .try_init();
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("error: cannot start the async runtime: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let mut stdout = std::io::stdout();
+    match runtime.block_on(commands::run(cli, &mut stdout)) {
+        Ok(code) => code,
+        Err(error) => {
+            eprintln!("error: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,178 @@
+//! Printing manifests, tools, tool outputs and agent events for people.
+
+use std::io::{self, Write};
+
+use aep_sdk::protocol::Manifest;
+use serde_json::Value;
+
+use crate::agent::AgentEvent;
+use crate::catalog::AgentTool;
+use crate::invoke::ToolOutput;
+
+/// Where output goes: stdout for the CLI, a buffer in tests.
+pub type Out<'a> = &'a mut (dyn Write + Send);
+
+/// A few lines describing a manifest.
+pub fn manifest(out: Out<'_>, manifest: &Manifest) -> io::Result<()> {
+    let ext = &manifest.extension;
+    writeln!(
+        out,
+        "  {} {} \"{}\" (protocol {})",
+        ext.id, ext.version, ext.name, manifest.protocol_version
+    )?;
+    if let Some(description) = &ext.description {
+        writeln!(out, "    {description}")?;
+    }
+    let capabilities: Vec<&str> = manifest.capabilities.keys().map(String::as_str).collect();
+    writeln!(out, "    capabilities: {}", capabilities.join(", "))?;
+    for provider in &manifest.contributions.model_providers {
+        let models: Vec<&str> = provider.models.iter().flatten().map(|m| m.id.as_str()).collect();
+        writeln!(
+            out,
+            "    model provider {} \"{}\"{}{}",
+            provider.id,
+            provider.display_name,
+            if provider.capabilities.tools {
+                ", tools"
+            } else {
+                ""
+            },
+            if models.is_empty() {
+                String::new()
+            } else {
+                format!(", models: {}", models.join(", "))
+            }
+        )?;
+    }
+    for server in manifest.mcp_servers() {
+        writeln!(out, "    MCP server {} at {}", server.id, server.endpoint)?;
+    }
+    for tool in &manifest.contributions.tools {
+        writeln!(
+            out,
+            "    tool contribution {} \"{}\" -> {}/{}",
+            tool.id, tool.display_name, tool.mcp.server, tool.mcp.tool
+        )?;
+    }
+    Ok(())
+}
+
+/// One resolved tool; with `schemas`, its input and output schemas too.
+pub fn tool(out: Out<'_>, tool: &AgentTool, schemas: bool) -> io::Result<()> {
+    let origin = &tool.origin;
+    let path = match (&origin.extension, &origin.contribution, &origin.mcp_server) {
+        (Some(e), Some(c), Some(s)) => format!(
+            "AEP {e}/{c} -> MCP server {s} ({}) -> {}",
+            origin.mcp_url, origin.mcp_tool
+        ),
+        _ => format!("direct MCP {} -> {}", origin.mcp_url, origin.mcp_tool),
+    };
+    let mut hints = Vec::new();
+    if tool.hints.read_only == Some(true) {
+        hints.push("read-only");
+    }
+    if tool.hints.idempotent == Some(true) {
+        hints.push("idempotent");
+    }
+    if tool.hints.destructive == Some(true) {
+        hints.push("destructive");
+    }
+    let hints = if hints.is_empty() {
+        String::new()
+    } else {
+        format!(" [{}]", hints.join(", "))
+    };
+    writeln!(out, "  {} \"{}\"{hints}", tool.id, tool.display_name)?;
+    writeln!(out, "      {path}")?;
+    if let Some(description) = &tool.description {
+        writeln!(out, "      {description}")?;
+    }
+    if !tool.metadata.is_empty() {
+        writeln!(out, "      metadata: {}", Value::Object(tool.metadata.clone()))?;
+    }
+    if schemas {
+        writeln!(out, "      input:  {}", tool.input_schema)?;
+        if let Some(output) = &tool.output_schema {
+            writeln!(out, "      output: {output}")?;
+        }
+    }
+    Ok(())
+}
+
+/// A tool's output.
+pub fn output(out: Out<'_>, output: &ToolOutput) -> io::Result<()> {
+    let label = if output.is_error { "tool error" } else { "result" };
+    writeln!(out, "  {label}: {}", output.text())?;
+    if let Some(structured) = &output.structured {
+        writeln!(out, "  structured: {structured}")?;
+    }
+    Ok(())
+}
+
+/// Prints agent events as they come: text streams inline, tool traffic on its own lines.
+#[derive(Debug, Default)]
+pub struct EventPrinter {
+    mid_line: bool,
+}
+
+impl EventPrinter {
+    /// Prints one event.
+    pub fn print(&mut self, out: Out<'_>, event: &AgentEvent) -> io::Result<()> {
+        match event {
+            AgentEvent::StepStarted { step } => {
+                self.end_line(out)?;
+                write!(out, "  [turn {step}] assistant: ")?;
+                self.mid_line = true;
+            }
+            AgentEvent::TextDelta(delta) => {
+                write!(out, "{delta}")?;
+                self.mid_line = true;
+            }
+            AgentEvent::Reasoning(delta) => {
+                write!(out, "\x1b[2m{delta}\x1b[0m")?;
+                self.mid_line = true;
+            }
+            AgentEvent::ToolCall(call) => {
+                self.end_line(out)?;
+                writeln!(
+                    out,
+                    "    -> tool call {} {} (id {})",
+                    call.name, call.arguments, call.id
+                )?;
+            }
+            AgentEvent::ToolResult { call, outcome } => {
+                self.end_line(out)?;
+                match outcome {
+                    Ok(output) if output.is_error => {
+                        writeln!(out, "    <- {} tool error: {}", call.name, output.text())?
+                    }
+                    Ok(output) => writeln!(out, "    <- {} result: {}", call.name, output.result_value())?,
+                    Err(error) => writeln!(out, "    <- {} failed: {error}", call.name)?,
+                }
+            }
+            AgentEvent::StepFinished { finish_reason, .. } => {
+                if let Some(reason) = finish_reason {
+                    let reason = serde_json::to_value(reason).unwrap_or(Value::Null);
+                    let reason = reason.as_str().unwrap_or("?");
+                    if self.mid_line {
+                        write!(out, " ({reason})")?;
+                    } else {
+                        write!(out, "    (turn ended: {reason})")?;
+                    }
+                }
+                self.mid_line = true;
+                self.end_line(out)?;
+            }
+        }
+        out.flush()
+    }
+
+    /// Ends the current line if text was written on it.
+    pub fn end_line(&mut self, out: Out<'_>) -> io::Result<()> {
+        if self.mid_line {
+            writeln!(out)?;
+            self.mid_line = false;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,195 @@
+//! The MCP client pool: one rmcp client per server URL, reused across calls.
+//!
+//! - With the session-based MCP revision (2025-11-25, the default) a server sees one
+//!   `initialize` for any number of calls. When the server forgets the session (HTTP
+//!   404), rmcp's transport initializes a new one and retries the request; when the
+//!   connection itself is lost, the pool drops the client and the next request
+//!   connects again.
+//! - `tools/list` is cached per server until the server sends
+//!   `notifications/tools/list_changed`, the connection is replaced, or a caller forces a
+//!   refresh (the catalog does so once when a tool is not found).
+//! - Every wait is bounded ([`PoolOptions`]).
+
+mod failure;
+mod listener;
+mod slot;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use rmcp::model::{CallToolResult, Tool};
+use url::Url;
+
+pub(crate) use failure::Failure;
+use slot::Slot;
+
+use crate::JsonObject;
+use crate::error::{ErrorCode, HostError, Result};
+
+/// Which MCP revision the pool's clients speak.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum McpRevision {
+    /// 2025-11-25: `initialize` once, then requests carry `Mcp-Session-Id`.
+    #[default]
+    Session,
+    /// 2026-07-28: `server/discover`, no sessions; every request stands alone.
+    Stateless,
+}
+
+/// Bounds and revision of the pool's clients.
+#[derive(Debug, Clone)]
+pub struct PoolOptions {
+    /// MCP revision (default: session-based).
+    pub revision: McpRevision,
+    /// Bound on connecting and initializing (default 10 s).
+    pub connect_timeout: Duration,
+    /// Bound on `tools/list` (default 30 s).
+    pub request_timeout: Duration,
+    /// Bound on one `tools/call` (default 120 s).
+    pub call_timeout: Duration,
+}
+
+impl Default for PoolOptions {
+    fn default() -> Self {
+        Self {
+            revision: McpRevision::Session,
+            connect_timeout: Duration::from_secs(10),
+            request_timeout: Duration::from_secs(30),
+            call_timeout: Duration::from_secs(120),
+        }
+    }
+}
+
+/// What the pool did for one server, counted on the client side.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PoolStats {
+    /// Connections made (each one `initialize`, or `server/discover` when stateless).
+    pub connects: u64,
+    /// `tools/list` requests sent.
+    pub tool_lists: u64,
+    /// `tools/call` requests sent.
+    pub calls: u64,
+    /// `notifications/tools/list_changed` received.
+    pub list_changed: u64,
+}
+
+/// One client per MCP server URL, shared by every tool of that server. Cheap to clone.
+#[derive(Clone, Default)]
+pub struct McpPool {
+    inner: Arc<Inner>,
+}
+
+#[derive(Default)]
+struct Inner {
+    options: PoolOptions,
+    servers: Mutex<HashMap<String, Arc<Slot>>>,
+}
+
+impl std::fmt::Debug for McpPool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpPool")
+            .field("options", &self.inner.options)
+            .finish_non_exhaustive()
+    }
+}
+
+impl McpPool {
+    /// A pool with default options.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// A pool with `options`.
+    pub fn with_options(options: PoolOptions) -> Self {
+        Self {
+            inner: Arc::new(Inner {
+                options,
+                servers: Mutex::default(),
+            }),
+        }
+    }
+
+    fn slot(&self, url: &Url) -> Arc<Slot> {
+        let mut servers = match self.inner.servers.lock() {
+            Ok(servers) => servers,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        servers
+            .entry(url.as_str().to_owned())
+            .or_insert_with(|| Arc::new(Slot::new(url.clone(), self.inner.options.clone())))
+            .clone()
+    }
+
+    /// The server's tools, from the cache when it is still valid.
+    pub async fn tools(&self, url: &Url) -> Result<Arc<[Tool]>> {
+        self.slot(url).tools(false).await
+    }
+
+    /// The server's tools, listed again now.
+    pub async fn refresh_tools(&self, url: &Url) -> Result<Arc<[Tool]>> {
+        self.slot(url).tools(true).await
+    }
+
+    /// The tool named `name`: from the cached list, or, when it is not there, from a
+    /// fresh `tools/list` (the server may have added it); `mcp_tool_not_found` otherwise.
+    pub async fn find_tool(&self, url: &Url, name: &str) -> Result<Tool> {
+        let slot = self.slot(url);
+        if let Some(tool) = slot.tools(false).await?.iter().find(|t| t.name == name) {
+            return Ok(tool.clone());
+        }
+        let tools = slot.tools(true).await?;
+        tools.iter().find(|t| t.name == name).cloned().ok_or_else(|| {
+            let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+            HostError::new(
+                ErrorCode::McpToolNotFound,
+                format!(
+                    "MCP server {url} has no tool '{name}' (it lists: {})",
+                    if names.is_empty() {
+                        "nothing".to_owned()
+                    } else {
+                        names.join(", ")
+                    }
+                ),
+            )
+            .with_target(name)
+        })
+    }
+
+    /// `tools/call`. A tool failure is an `Ok` result with `is_error: Some(true)`; an
+    /// `Err` is a transport or protocol failure.
+    pub async fn call(&self, url: &Url, name: &str, arguments: JsonObject) -> Result<CallToolResult> {
+        self.call_raw(url, name, arguments)
+            .await
+            .map_err(Failure::into_error)
+    }
+
+    pub(crate) async fn call_raw(
+        &self,
+        url: &Url,
+        name: &str,
+        arguments: JsonObject,
+    ) -> Result<CallToolResult, Failure> {
+        self.slot(url).call(name, arguments).await
+    }
+
+    /// What the pool did for the server at `url`.
+    pub fn stats(&self, url: &Url) -> PoolStats {
+        let servers = match self.inner.servers.lock() {
+            Ok(servers) => servers,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        servers.get(url.as_str()).map(|s| s.stats()).unwrap_or_default()
+    }
+
+    /// Closes every connection (the next request reconnects).
+    pub async fn close(&self) {
+        let slots: Vec<Arc<Slot>> = match self.inner.servers.lock() {
+            Ok(servers) => servers.values().cloned().collect(),
+            Err(poisoned) => poisoned.into_inner().values().cloned().collect(),
+        };
+        for slot in slots {
+            slot.close().await;
+        }
+    }
+}

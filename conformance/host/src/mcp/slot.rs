@@ -1,0 +1,213 @@
+//! One MCP server of the pool: its rmcp client (connected on first use, reused, replaced
+//! when the connection is lost), its cached `tools/list`, and counters.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use rmcp::model::{CallToolRequestParams, CallToolResult, ProtocolVersion, Tool};
+use rmcp::service::{ClientLifecycleMode, ClientServiceExt, RoleClient, RunningService};
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use tokio::sync::Mutex;
+use tokio::time::timeout;
+use url::Url;
+
+use super::failure::{Failure, classify, initialize_failed, unreachable};
+use super::listener::{Listener, Signals};
+use super::{McpRevision, PoolOptions, PoolStats};
+use crate::JsonObject;
+use crate::error::Result;
+
+type Client = RunningService<RoleClient, Listener>;
+
+struct Cached {
+    generation: u64,
+    tools: Arc<[Tool]>,
+}
+
+pub(crate) struct Slot {
+    url: Url,
+    options: PoolOptions,
+    connection: Mutex<Option<Arc<Client>>>,
+    tools: Mutex<Option<Cached>>,
+    signals: Arc<Signals>,
+    connects: AtomicU64,
+    tool_lists: AtomicU64,
+    calls: AtomicU64,
+}
+
+fn alive(client: &Client) -> bool {
+    !client.is_closed() && !client.peer().is_transport_closed()
+}
+
+impl Slot {
+    pub(crate) fn new(url: Url, options: PoolOptions) -> Self {
+        Self {
+            url,
+            options,
+            connection: Mutex::new(None),
+            tools: Mutex::new(None),
+            signals: Arc::default(),
+            connects: AtomicU64::new(0),
+            tool_lists: AtomicU64::new(0),
+            calls: AtomicU64::new(0),
+        }
+    }
+
+    pub(crate) fn stats(&self) -> PoolStats {
+        PoolStats {
+            connects: self.connects.load(Ordering::SeqCst),
+            tool_lists: self.tool_lists.load(Ordering::SeqCst),
+            calls: self.calls.load(Ordering::SeqCst),
+            list_changed: self.signals.list_changed.load(Ordering::SeqCst),
+        }
+    }
+
+    /// The live client, connecting (one `initialize`) when there is none or the last
+    /// one was lost. Concurrent callers wait for one connection.
+    async fn client(&self) -> Result<Arc<Client>> {
+        let mut slot = self.connection.lock().await;
+        if let Some(client) = slot.as_ref().filter(|c| alive(c)) {
+            return Ok(client.clone());
+        }
+        if slot.take().is_some() {
+            // A new connection may reach a restarted server with other tools.
+            self.signals.generation.fetch_add(1, Ordering::SeqCst);
+            tracing::info!(url = %self.url, "MCP connection lost; reconnecting");
+        }
+        let client = Arc::new(self.connect().await?);
+        self.connects.fetch_add(1, Ordering::SeqCst);
+        *slot = Some(client.clone());
+        Ok(client)
+    }
+
+    async fn connect(&self) -> Result<Client> {
+        let config = StreamableHttpClientTransportConfig::with_uri(self.url.as_str())
+            .reinit_on_expired_session(true)
+            .session_recovery_timeout(self.options.connect_timeout);
+        let transport = StreamableHttpClientTransport::from_config(config);
+        let (protocol, lifecycle) = match self.options.revision {
+            McpRevision::Session => (
+                ProtocolVersion::LATEST_WITH_INITIALIZE,
+                ClientLifecycleMode::Initialize,
+            ),
+            McpRevision::Stateless => (
+                ProtocolVersion::V_2026_07_28,
+                ClientLifecycleMode::Discover {
+                    preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+                },
+            ),
+        };
+        let listener = Listener::new(self.signals.clone(), protocol);
+        match timeout(
+            self.options.connect_timeout,
+            listener.serve_with_lifecycle(transport, lifecycle),
+        )
+        .await
+        {
+            Ok(Ok(client)) => Ok(client),
+            Ok(Err(error)) => Err(initialize_failed(&self.url, error)),
+            Err(_) => Err(unreachable(
+                &self.url,
+                "MCP initialize",
+                &format!("no answer within {:?}", self.options.connect_timeout),
+            )),
+        }
+    }
+
+    /// Forgets `client` if it is still the current one (its transport failed).
+    async fn discard(&self, client: &Arc<Client>) {
+        let mut slot = self.connection.lock().await;
+        if slot.as_ref().is_some_and(|c| Arc::ptr_eq(c, client)) {
+            if let Some(client) = slot.take() {
+                client.cancellation_token().cancel();
+            }
+            self.signals.generation.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+
+    /// The tool list: cached until the server says it changed (or the connection was
+    /// replaced), unless `refresh` forces a new `tools/list`.
+    pub(crate) async fn tools(&self, refresh: bool) -> Result<Arc<[Tool]>> {
+        let mut cache = self.tools.lock().await;
+        if !refresh
+            && let Some(cached) = cache.as_ref()
+            && cached.generation == self.signals.generation.load(Ordering::SeqCst)
+        {
+            return Ok(cached.tools.clone());
+        }
+        let (generation, tools) = self.fetch_tools().await?;
+        let tools: Arc<[Tool]> = tools.into();
+        *cache = Some(Cached {
+            generation,
+            tools: tools.clone(),
+        });
+        Ok(tools)
+    }
+
+    /// `tools/list` (all pages); after a transport failure, reconnects and tries once more
+    /// (listing is safe to repeat).
+    async fn fetch_tools(&self) -> Result<(u64, Vec<Tool>)> {
+        let mut last = None;
+        for _ in 0..2 {
+            let client = self.client().await?;
+            let generation = self.signals.generation.load(Ordering::SeqCst);
+            self.tool_lists.fetch_add(1, Ordering::SeqCst);
+            let listed = timeout(self.options.request_timeout, client.peer().list_all_tools()).await;
+            match listed {
+                Ok(Ok(tools)) => return Ok((generation, tools)),
+                Ok(Err(error)) => match classify(&self.url, "tools/list", error) {
+                    Failure::Transport(error) => {
+                        self.discard(&client).await;
+                        last = Some(error);
+                    }
+                    other => return Err(other.into_error()),
+                },
+                Err(_) => {
+                    return Err(unreachable(
+                        &self.url,
+                        "tools/list",
+                        &format!("no answer within {:?}", self.options.request_timeout),
+                    ));
+                }
+            }
+        }
+        Err(last.unwrap_or_else(|| unreachable(&self.url, "tools/list", "failed")))
+    }
+
+    /// One `tools/call`. A transport failure drops the connection (the next request
+    /// reconnects) and is not retried: the server may have run the tool.
+    pub(crate) async fn call(&self, name: &str, arguments: JsonObject) -> Result<CallToolResult, Failure> {
+        let client = self.client().await.map_err(Failure::Transport)?;
+        self.calls.fetch_add(1, Ordering::SeqCst);
+        let params = CallToolRequestParams::new(name.to_owned()).with_arguments(arguments);
+        match timeout(self.options.call_timeout, client.call_tool(params)).await {
+            Ok(Ok(result)) => Ok(result),
+            Ok(Err(error)) => {
+                let failure = classify(&self.url, &format!("tools/call '{name}'"), error);
+                if let Failure::Transport(_) = failure {
+                    self.discard(&client).await;
+                }
+                Err(failure)
+            }
+            Err(_) => Err(Failure::Timeout(unreachable(
+                &self.url,
+                &format!("tools/call '{name}'"),
+                &format!("no answer within {:?}", self.options.call_timeout),
+            ))),
+        }
+    }
+
+    /// Closes the connection, if any, waiting (bounded) for the session to be ended.
+    pub(crate) async fn close(&self) {
+        let Some(client) = self.connection.lock().await.take() else {
+            return;
+        };
+        match Arc::try_unwrap(client) {
+            Ok(mut client) => {
+                let _ = client.close_with_timeout(self.options.connect_timeout).await;
+            }
+            Err(shared) => shared.cancellation_token().cancel(),
+        }
+    }
+}

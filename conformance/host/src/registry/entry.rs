@@ -1,0 +1,94 @@
+//! [`ExtensionEntry`]: one registered extension (id, base URL, revision) and its client.
+
+use std::time::Duration;
+
+use aep_sdk::client::Client;
+use aep_sdk::protocol::ProtocolVersion;
+use aep_sdk::validate::parse_base_url;
+use url::Url;
+
+use crate::error::{ErrorCode, HostError, Result};
+
+/// Bound on establishing a connection to an extension.
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+/// Bound on silence while reading an extension's answer (streams send keep-alives every 15 s).
+pub const READ_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// A registered extension: the id the host knows it by, where it lives, the revision
+/// the host speaks with it, and the canonical client for it (one per extension, so
+/// HTTP connections are reused).
+#[derive(Debug, Clone)]
+pub struct ExtensionEntry {
+    /// The id the manifest must carry.
+    pub id: String,
+    /// Base URL: absolute HTTP(S), no credentials.
+    pub base_url: Url,
+    /// The revision negotiated, exactly.
+    pub revision: ProtocolVersion,
+    client: Client,
+}
+
+impl ExtensionEntry {
+    /// Checks the id and base URL and builds the client.
+    ///
+    /// Fails with `endpoint_invalid` when the URL is not absolute HTTP(S) or carries
+    /// credentials, and with `configuration_invalid` when the id is blank.
+    pub fn new(id: &str, base_url: &str, revision: ProtocolVersion) -> Result<Self> {
+        if id.trim().is_empty() {
+            return Err(HostError::new(
+                ErrorCode::ConfigurationInvalid,
+                "an extension id must not be empty",
+            ));
+        }
+        let base_url = parse_base_url(base_url).map_err(|e| {
+            HostError::new(
+                ErrorCode::EndpointInvalid,
+                format!("extension '{id}': base URL: {e}"),
+            )
+            .with_target(id)
+        })?;
+        let client = Client::builder(base_url.as_str())
+            .revision(revision)
+            .connect_timeout(CONNECT_TIMEOUT)
+            .read_timeout(READ_TIMEOUT)
+            .build()?;
+        Ok(Self {
+            id: id.to_owned(),
+            base_url,
+            revision,
+            client,
+        })
+    }
+
+    /// Parses `id=url` (the `--extension` flag).
+    ///
+    /// ```
+    /// use aep_host::registry::ExtensionEntry;
+    /// use aep_sdk::protocol::ProtocolVersion;
+    ///
+    /// let entry = ExtensionEntry::parse_flag("aep.utilities=http://127.0.0.1:8711", ProtocolVersion::LATEST).unwrap();
+    /// assert_eq!(entry.id, "aep.utilities");
+    /// assert_eq!(entry.base_url.as_str(), "http://127.0.0.1:8711/");
+    /// assert!(ExtensionEntry::parse_flag("x=http://user:pw@h", ProtocolVersion::LATEST).is_err());
+    /// ```
+    pub fn parse_flag(flag: &str, revision: ProtocolVersion) -> Result<Self> {
+        let Some((id, url)) = flag.split_once('=') else {
+            return Err(HostError::new(
+                ErrorCode::ConfigurationInvalid,
+                format!("--extension expects ID=URL, got '{flag}'"),
+            ));
+        };
+        Self::new(id.trim(), url.trim(), revision)
+    }
+
+    /// The canonical client for this extension.
+    pub fn client(&self) -> &Client {
+        &self.client
+    }
+}
+
+/// Parses a revision name (`"1.0"` or `"2026-08-01"`).
+pub fn parse_revision(text: &str) -> Result<ProtocolVersion> {
+    ProtocolVersion::from_wire(text)
+        .map_err(|e| HostError::new(ErrorCode::ConfigurationInvalid, e.to_string()))
+}
