@@ -72,7 +72,8 @@ pub struct OllamaConfig {
 impl Default for OllamaConfig {
     fn default() -> Self {
         Self {
-            url: parse_ollama_url(DEFAULT_OLLAMA_URL).unwrap_or_else(|_| unreachable!("the default URL parses")),
+            url: parse_ollama_url(DEFAULT_OLLAMA_URL)
+                .unwrap_or_else(|_| unreachable!("the default URL parses")),
             connect_timeout: Duration::from_secs(5),
             idle_timeout: Duration::from_secs(300),
             probe_timeout: Duration::from_secs(10),
@@ -94,7 +95,11 @@ impl OllamaConfig {
 
 /// The whole command line of the `aep-ollama` binary.
 #[derive(Debug, Clone, clap::Parser)]
-#[command(name = "aep-ollama", version, about = "AEP model-provider extension for Ollama")]
+#[command(
+    name = "aep-ollama",
+    version,
+    about = "AEP model-provider extension for Ollama"
+)]
 pub struct Cli {
     /// Where the extension listens.
     #[command(flatten)]
@@ -136,10 +141,14 @@ pub fn parse_ollama_url(text: &str) -> Result<Url, String> {
         return Err(format!("'{text}': the Ollama address must use http or https"));
     }
     if !url.username().is_empty() || url.password().is_some() {
-        return Err(format!("'{text}': credentials in the Ollama address are not supported"));
+        return Err(format!(
+            "'{text}': credentials in the Ollama address are not supported"
+        ));
     }
     if url.query().is_some() || url.fragment().is_some() {
-        return Err(format!("'{text}': the Ollama address must not have a query or fragment"));
+        return Err(format!(
+            "'{text}': the Ollama address must not have a query or fragment"
+        ));
     }
     let loopback = match url.host() {
         None => Some("127.0.0.1"),
@@ -211,7 +220,11 @@ mod tests {
             ("  http://localhost:11434/  ", "http://localhost:11434/"),
         ];
         for (input, expected) in cases {
-            assert_eq!(parse_ollama_url(input).map(|u| u.to_string()), Ok(expected.to_owned()), "{input}");
+            assert_eq!(
+                parse_ollama_url(input).map(|u| u.to_string()),
+                Ok(expected.to_owned()),
+                "{input}"
+            );
         }
         for bad in ["ftp://h", "http://u:p@h", "http://h/?q=1", "http://"] {
             assert!(parse_ollama_url(bad).is_err(), "{bad}");

@@ -67,7 +67,8 @@ impl ModelCatalog {
         match client.show(name).await {
             Ok(show) => {
                 let show = Arc::new(show);
-                self.lock().insert(name.to_owned(), (digest.to_owned(), show.clone()));
+                self.lock()
+                    .insert(name.to_owned(), (digest.to_owned(), show.clone()));
                 Some(show)
             }
             Err(error) => {
@@ -100,7 +101,9 @@ fn listing_error(error: OllamaError) -> AepError {
 
 fn describe(name: &str, tag: &wire::TagModel, show: Option<&wire::ShowResponse>) -> Option<ModelDescriptor> {
     let observed: Option<&[String]> = show.and_then(|s| s.capabilities.as_deref());
-    let has = |capability: &str| observed.is_some_and(|caps| caps.iter().any(|c| c.eq_ignore_ascii_case(capability)));
+    let has = |capability: &str| {
+        observed.is_some_and(|caps| caps.iter().any(|c| c.eq_ignore_ascii_case(capability)))
+    };
     if observed.is_some() && !has("completion") {
         return None;
     }
@@ -131,7 +134,9 @@ fn describe(name: &str, tag: &wire::TagModel, show: Option<&wire::ShowResponse>)
     }
     let capabilities = observed.map(|caps| {
         metadata.insert("ollamaCapabilities".to_owned(), caps.join(","));
-        let mut out: Vec<String> = ["chat", "streaming", "structuredOutput"].map(String::from).to_vec();
+        let mut out: Vec<String> = ["chat", "streaming", "structuredOutput"]
+            .map(String::from)
+            .to_vec();
         for (ollama, aep) in [("tools", "tools"), ("thinking", "thinking"), ("vision", "vision")] {
             if has(ollama) {
                 out.push(aep.to_owned());

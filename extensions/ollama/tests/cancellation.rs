@@ -54,7 +54,9 @@ async fn dropping_the_stream_during_a_slow_model_load() {
         c.idle_timeout = Duration::from_secs(30);
     })
     .await;
-    stand.fake.enqueue(Reply::text("late").load_delay(Duration::from_secs(20)));
+    stand
+        .fake
+        .enqueue(Reply::text("late").load_delay(Duration::from_secs(20)));
     let stream = tokio::time::timeout(BOUND, stand.client.chat_stream("ollama", &user("llama3.2", "hi")))
         .await
         .expect("the SSE answer starts before the model is loaded")

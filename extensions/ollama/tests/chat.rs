@@ -4,8 +4,8 @@
 mod common;
 
 use aep_sdk::protocol::{
-    ChatRequest, Content, ContentKind, FinishReason, JsonSchemaFormat, Message, ModelOptions, REASONING_MEDIA_TYPE,
-    ResponseFormat, Role, ToolDefinition, Usage,
+    ChatRequest, Content, ContentKind, FinishReason, JsonSchemaFormat, Message, ModelOptions,
+    REASONING_MEDIA_TYPE, ResponseFormat, Role, ToolDefinition, Usage,
 };
 use common::*;
 use fake_ollama::{Counters, Reply, ToolCall};
@@ -54,17 +54,27 @@ async fn text_roles_usage_and_model_streamed() {
 
     assert_eq!(text_of(&updates), "Hello there, friend!");
     assert!(updates.len() >= 3, "one update per delta: {updates:?}");
-    assert!(updates.iter().all(|u| u.role == Some(Role::Assistant) && u.model.as_deref() == Some("llama3.2")));
+    assert!(
+        updates
+            .iter()
+            .all(|u| u.role == Some(Role::Assistant) && u.model.as_deref() == Some("llama3.2"))
+    );
     let last = updates.last().unwrap();
     assert_eq!(last.finish_reason, Some(FinishReason::Stop));
     assert_eq!(last.usage, Some(Usage::new(12, 5)));
-    assert!(updates[..updates.len() - 1].iter().all(|u| u.finish_reason.is_none()));
+    assert!(
+        updates[..updates.len() - 1]
+            .iter()
+            .all(|u| u.finish_reason.is_none())
+    );
 }
 
 #[tokio::test]
 async fn text_non_streamed() {
     let stand = stand().await;
-    stand.fake.enqueue(Reply::text("Hello there!").counters(counters(3, 2)));
+    stand
+        .fake
+        .enqueue(Reply::text("Hello there!").counters(counters(3, 2)));
     let response = stand
         .client
         .chat("ollama", &user("llama3.2", "Hi"))
@@ -73,7 +83,11 @@ async fn text_non_streamed() {
     assert_eq!(response.text(), "Hello there!");
     assert_eq!(response.messages.len(), 1);
     assert_eq!(response.messages[0].role, Role::Assistant);
-    assert_eq!(response.messages[0].contents.len(), 1, "deltas folded into one text");
+    assert_eq!(
+        response.messages[0].contents.len(),
+        1,
+        "deltas folded into one text"
+    );
     assert_eq!(response.model.as_deref(), Some("llama3.2"));
     assert_eq!(response.finish_reason, Some(FinishReason::Stop));
     assert_eq!(response.usage, Some(Usage::new(3, 2)));
@@ -84,7 +98,10 @@ async fn text_non_streamed() {
 #[tokio::test]
 async fn options_and_native_options() {
     let stand = stand().await;
-    let additional: Map<String, Value> = json!({"repeat_penalty": 1.1, "top_k": 1}).as_object().unwrap().clone();
+    let additional: Map<String, Value> = json!({"repeat_penalty": 1.1, "top_k": 1})
+        .as_object()
+        .unwrap()
+        .clone();
     let options = ModelOptions {
         temperature: Some(0.25),
         top_p: Some(0.9),
@@ -164,8 +181,14 @@ async fn max_output_tokens_and_length_finish() {
     assert_eq!(text_of(&updates), "one two");
     assert_eq!(updates.last().unwrap().finish_reason, Some(FinishReason::Length));
     let response = stand.client.chat("ollama", &request).await.unwrap();
-    assert_eq!((response.text().as_str(), response.finish_reason), ("one two", Some(FinishReason::Length)));
-    assert_eq!(stand.fake.last_chat().unwrap()["options"], json!({"num_predict": 2}));
+    assert_eq!(
+        (response.text().as_str(), response.finish_reason),
+        ("one two", Some(FinishReason::Length))
+    );
+    assert_eq!(
+        stand.fake.last_chat().unwrap()["options"],
+        json!({"num_predict": 2})
+    );
 }
 
 #[tokio::test]
@@ -239,8 +262,14 @@ async fn thinking_as_reasoning_content() {
 
     // Non-streamed: one reasoning content, then one text. `think` omitted: Ollama's
     // default (a thinking model thinks) and no `think` member sent.
-    stand.fake.enqueue(Reply::text("Four.").thinking("Two plus two is four."));
-    let response = stand.client.chat("ollama", &user("qwen3:8b", "2+2?")).await.unwrap();
+    stand
+        .fake
+        .enqueue(Reply::text("Four.").thinking("Two plus two is four."));
+    let response = stand
+        .client
+        .chat("ollama", &user("qwen3:8b", "2+2?"))
+        .await
+        .unwrap();
     assert!(stand.fake.last_chat().unwrap().get("think").is_none());
     let contents = &response.messages[0].contents;
     assert_eq!(contents.len(), 2, "{contents:?}");
@@ -255,7 +284,9 @@ async fn thinking_as_reasoning_content() {
             ..ModelOptions::default()
         },
     );
-    stand.fake.enqueue(Reply::text("Four.").thinking("Two plus two is four."));
+    stand
+        .fake
+        .enqueue(Reply::text("Four.").thinking("Two plus two is four."));
     let updates = stream_ok(&stand.client, &request).await;
     assert_eq!(reasoning_of(&updates), "");
     assert_eq!(text_of(&updates), "Four.");
@@ -274,7 +305,9 @@ async fn tool_definitions_and_calls_across_chunks_streamed() {
     let stand = stand().await;
     stand.fake.enqueue(
         Reply::new()
-            .tool_call_chunk(vec![ToolCall::new("get_weather", json!({"city": "Paris"})).with_id("call_paris")])
+            .tool_call_chunk(vec![
+                ToolCall::new("get_weather", json!({"city": "Paris"})).with_id("call_paris"),
+            ])
             .tool_call_chunk(vec![
                 ToolCall::new("get_weather", json!({"city": "Oslo"})).without_id(),
                 ToolCall::new("get_time", json!({})).without_id(),
@@ -314,11 +347,24 @@ async fn tool_definitions_and_calls_across_chunks_streamed() {
         .collect();
     assert_eq!(calls.len(), 3);
     assert_eq!(calls[0].id, "call_paris", "Ollama's id is kept");
-    assert_eq!((calls[0].name.as_str(), &calls[0].arguments), ("get_weather", &json!({"city": "Paris"})));
-    assert_eq!((calls[1].name.as_str(), &calls[1].arguments), ("get_weather", &json!({"city": "Oslo"})));
-    assert_eq!((calls[2].name.as_str(), &calls[2].arguments), ("get_time", &json!({})));
+    assert_eq!(
+        (calls[0].name.as_str(), &calls[0].arguments),
+        ("get_weather", &json!({"city": "Paris"}))
+    );
+    assert_eq!(
+        (calls[1].name.as_str(), &calls[1].arguments),
+        ("get_weather", &json!({"city": "Oslo"}))
+    );
+    assert_eq!(
+        (calls[2].name.as_str(), &calls[2].arguments),
+        ("get_time", &json!({}))
+    );
     for generated in &calls[1..] {
-        assert!(generated.id.starts_with("call_") && generated.id.len() > 10, "{}", generated.id);
+        assert!(
+            generated.id.starts_with("call_") && generated.id.len() > 10,
+            "{}",
+            generated.id
+        );
     }
     assert_ne!(calls[1].id, calls[2].id, "generated ids are unique");
     let last = updates.last().unwrap();
@@ -333,7 +379,9 @@ async fn tool_calls_non_streamed() {
         Reply::new()
             .content("Let me check.")
             .tool_call_chunk(vec![ToolCall::new("get_weather", json!({"city": "Paris"}))])
-            .tool_call_chunk(vec![ToolCall::new("get_weather", json!({"city": "Rome"})).without_id()])
+            .tool_call_chunk(vec![
+                ToolCall::new("get_weather", json!({"city": "Rome"})).without_id(),
+            ])
     };
     stand.fake.enqueue(reply());
     stand.fake.enqueue(reply());
@@ -346,7 +394,11 @@ async fn tool_calls_non_streamed() {
     assert_eq!(message.text(), "Let me check.");
     let calls: Vec<_> = message.tool_calls().cloned().collect();
     assert_eq!(calls.len(), 2);
-    assert!(calls[0].id.starts_with("call_") && calls[0].id.len() == 13, "Ollama's own id: {}", calls[0].id);
+    assert!(
+        calls[0].id.starts_with("call_") && calls[0].id.len() == 13,
+        "Ollama's own id: {}",
+        calls[0].id
+    );
     assert_eq!(calls[1].arguments, json!({"city": "Rome"}));
     let second_ids: Vec<_> = second.messages[0].tool_calls().map(|c| c.id.clone()).collect();
     assert_ne!(calls[1].id, second_ids[1], "a generated id is fresh every time");
@@ -400,16 +452,23 @@ async fn tool_history_and_results() {
     // Arguments that are not an object are refused before Ollama.
     let bad = ChatRequest::new(
         "llama3.2",
-        vec![Message::new(Role::Assistant, vec![Content::tool_call("c", "f", json!([1, 2]))])],
+        vec![Message::new(
+            Role::Assistant,
+            vec![Content::tool_call("c", "f", json!([1, 2]))],
+        )],
     );
     let before = stand.fake.request_count("/api/chat");
     let error = fails(stand.client.chat("ollama", &bad)).await;
     assert_eq!(status_code(&error), (Some(400), Some("invalid_request")));
-    assert!(remote_message(&error).contains("must be a JSON object"), "{error}");
+    assert!(
+        remote_message(&error).contains("must be a JSON object"),
+        "{error}"
+    );
     assert_eq!(stand.fake.request_count("/api/chat"), before);
 }
 
-const PNG_BASE64: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
+const PNG_BASE64: &str =
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
 
 #[tokio::test]
 async fn images_inline_and_data_uris() {
@@ -454,10 +513,16 @@ async fn remote_image_uris_are_refused() {
         fails(stand.client.chat("ollama", &request)).await,
         fails(stand.client.chat_stream("ollama", &request)).await,
     ] {
-        assert_eq!(status_code(&error), (Some(400), Some("invalid_request")), "{error}");
+        assert_eq!(
+            status_code(&error),
+            (Some(400), Some("invalid_request")),
+            "{error}"
+        );
         let message = remote_message(&error);
         assert!(
-            message.contains("https://example.com/cat.png") && message.contains("inline") && message.contains("data:"),
+            message.contains("https://example.com/cat.png")
+                && message.contains("inline")
+                && message.contains("data:"),
             "{message}"
         );
         assert_eq!(
@@ -467,7 +532,10 @@ async fn remote_image_uris_are_refused() {
     }
     let bad = ChatRequest::new(
         "gemma3:4b",
-        vec![Message::new(Role::User, vec![Content::image_base64("image/png", "not base64!")])],
+        vec![Message::new(
+            Role::User,
+            vec![Content::image_base64("image/png", "not base64!")],
+        )],
     );
     let error = fails(stand.client.chat("ollama", &bad)).await;
     assert_eq!(status_code(&error), (Some(400), Some("invalid_request")));

@@ -21,7 +21,11 @@ async fn ollama_down_is_provider_unavailable() {
         fails(client.chat("ollama", &request)).await,
         fails(client.chat_stream("ollama", &request)).await,
     ] {
-        assert_eq!(status_code(&error), (Some(502), Some("provider_unavailable")), "{error}");
+        assert_eq!(
+            status_code(&error),
+            (Some(502), Some("provider_unavailable")),
+            "{error}"
+        );
         assert!(remote_message(&error).contains("unreachable"), "{error}");
     }
 }
@@ -34,8 +38,15 @@ async fn unknown_model_is_model_unavailable_with_ollamas_message() {
         fails(stand.client.chat("ollama", &request)).await,
         fails(stand.client.chat_stream("ollama", &request)).await,
     ] {
-        assert_eq!(status_code(&error), (Some(404), Some("model_unavailable")), "{error}");
-        assert!(remote_message(&error).contains("model 'nope' not found"), "{error}");
+        assert_eq!(
+            status_code(&error),
+            (Some(404), Some("model_unavailable")),
+            "{error}"
+        );
+        assert!(
+            remote_message(&error).contains("model 'nope' not found"),
+            "{error}"
+        );
     }
 }
 
@@ -49,7 +60,9 @@ async fn ollama_http_errors_are_request_failed() {
     let details = error.remote.as_ref().unwrap().details.clone().unwrap_or_default();
     assert_eq!(details.get("ollamaStatus").map(String::as_str), Some("503"));
 
-    stand.fake.fail_next(Fault::http(500, "llama runner process has terminated"));
+    stand
+        .fake
+        .fail_next(Fault::http(500, "llama runner process has terminated"));
     let error = fails(stand.client.chat_stream("ollama", &user("llama3.2", "hi"))).await;
     assert_eq!(status_code(&error), (Some(502), Some("request_failed")));
     assert!(remote_message(&error).contains("llama runner process has terminated"));
@@ -63,21 +76,33 @@ async fn ollama_http_errors_are_request_failed() {
     }];
     let error = fails(stand.client.chat("ollama", &request)).await;
     assert_eq!(status_code(&error), (Some(502), Some("request_failed")));
-    assert!(remote_message(&error).contains("does not support tools"), "{error}");
+    assert!(
+        remote_message(&error).contains("does not support tools"),
+        "{error}"
+    );
 }
 
 #[tokio::test]
 async fn error_line_inside_a_200_stream() {
     let stand = stand().await;
     stand.fake.enqueue(Reply::deltas(["a", "b", "c", "d"]));
-    stand
-        .fake
-        .fail_next(Fault::error_line_after(2, "an error was encountered while running the model"));
+    stand.fake.fail_next(Fault::error_line_after(
+        2,
+        "an error was encountered while running the model",
+    ));
     let (updates, error) = stream_err(&stand.client, &user("llama3.2", "hi")).await;
-    assert_eq!(text_of(&updates), "ab", "what came before the error was delivered");
+    assert_eq!(
+        text_of(&updates),
+        "ab",
+        "what came before the error was delivered"
+    );
     let remote = error.remote.as_ref().expect("a terminal error update");
     assert_eq!(remote.code, "request_failed");
-    assert!(remote.message.contains("an error was encountered while running the model"));
+    assert!(
+        remote
+            .message
+            .contains("an error was encountered while running the model")
+    );
 
     // /chat: the folded stream fails as a whole.
     stand.fake.enqueue(Reply::deltas(["a", "b", "c", "d"]));
@@ -107,12 +132,18 @@ async fn malformed_line_ends_the_stream_with_an_error() {
 #[tokio::test]
 async fn overlong_line_ends_the_stream_with_an_error() {
     let stand = stand_with(|c| c.max_line_bytes = 512).await;
-    stand.fake.enqueue(Reply::deltas(["short", &"x".repeat(2000), "never"]));
+    stand
+        .fake
+        .enqueue(Reply::deltas(["short", &"x".repeat(2000), "never"]));
     let (updates, error) = stream_err(&stand.client, &user("llama3.2", "hi")).await;
     assert_eq!(text_of(&updates), "short");
     let remote = error.remote.as_ref().unwrap();
     assert_eq!(remote.code, "request_failed");
-    assert!(remote.message.contains("longer than 512 bytes"), "{}", remote.message);
+    assert!(
+        remote.message.contains("longer than 512 bytes"),
+        "{}",
+        remote.message
+    );
 }
 
 #[tokio::test]
@@ -147,7 +178,10 @@ async fn hang_before_headers_times_out_within_the_idle_bound() {
     let elapsed = started.elapsed();
     assert_eq!(status_code(&error), (Some(504), Some("timeout")), "{error}");
     assert!(remote_message(&error).contains("500 ms"), "{error}");
-    assert!(elapsed >= Duration::from_millis(450) && elapsed < Duration::from_secs(2), "{elapsed:?}");
+    assert!(
+        elapsed >= Duration::from_millis(450) && elapsed < Duration::from_secs(2),
+        "{elapsed:?}"
+    );
     // Ollama saw us give up.
     let gone = stand.fake.wait_for_disconnect(BOUND).await.expect("disconnect");
     assert!(!gone.headers_sent);
@@ -171,7 +205,11 @@ async fn hang_past_the_stream_start_wait_ends_in_a_terminal_update() {
     let (updates, error) = stream_err(&stand.client, &user("llama3.2", "hi")).await;
     assert!(updates.is_empty());
     assert_eq!(error.remote_code(), Some("timeout"), "{error}");
-    assert!(started.elapsed() < Duration::from_secs(3), "{:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        started.elapsed()
+    );
 
     // A model load slower than the start wait but within the idle bound succeeds.
     stand.fake.fail_next(Fault::Slow {
@@ -180,7 +218,11 @@ async fn hang_past_the_stream_start_wait_ends_in_a_terminal_update() {
     });
     stand.fake.enqueue(Reply::text("loaded at last"));
     let updates = stream_ok(&stand.client, &user("llama3.2", "hi")).await;
-    assert_eq!(text_of(&updates), "loaded at last", "a slow load within the idle bound succeeds");
+    assert_eq!(
+        text_of(&updates),
+        "loaded at last",
+        "a slow load within the idle bound succeeds"
+    );
 }
 
 #[tokio::test]
@@ -193,8 +235,16 @@ async fn stall_mid_stream_times_out() {
     assert_eq!(text_of(&updates), "a");
     assert_eq!(error.remote_code(), Some("timeout"));
     assert!(error.remote.as_ref().unwrap().message.contains("mid-stream"));
-    assert!(started.elapsed() < Duration::from_secs(2), "{:?}", started.elapsed());
-    let gone = stand.fake.wait_for_disconnect(BOUND).await.expect("Ollama sees us leave");
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        started.elapsed()
+    );
+    let gone = stand
+        .fake
+        .wait_for_disconnect(BOUND)
+        .await
+        .expect("Ollama sees us leave");
     assert!(gone.headers_sent && gone.chunks_sent == 1, "{gone:?}");
 }
 
@@ -236,9 +286,17 @@ async fn connect_timeout_is_bounded() {
     let (_server, client) = serve(config).await;
     let started = Instant::now();
     let error = fails(client.chat("ollama", &user("llama3.2", "hi"))).await;
-    assert_eq!(status_code(&error), (Some(502), Some("provider_unavailable")), "{error}");
+    assert_eq!(
+        status_code(&error),
+        (Some(502), Some("provider_unavailable")),
+        "{error}"
+    );
     assert!(remote_message(&error).contains("connect"), "{error}");
-    assert!(started.elapsed() < Duration::from_secs(2), "{:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        started.elapsed()
+    );
     let health = client.provider_health("ollama").await.unwrap();
     assert_eq!(health.status, aep_sdk::protocol::Availability::Unavailable);
 }

@@ -11,14 +11,18 @@ use serde_json::{Value, json};
 
 /// The SDK's fixture of the reference extension's schema, and its digest computed
 /// independently (python3 hashlib over the compact JSON).
-const REFERENCE_SCHEMA: &str = include_str!("../../../aep-sdk/tests/fixtures/ollama-model-profile-1.0.0.json");
+const REFERENCE_SCHEMA: &str =
+    include_str!("../../../aep-sdk/tests/fixtures/ollama-model-profile-1.0.0.json");
 const REFERENCE_DIGEST: &str = "sha256:db13bcf3bc8d35fbfe870f05f23d914c78a2adb6d18ec2c5a27409854838cf11";
 
 #[tokio::test]
 async fn manifest_matches_the_reference_identity() {
     let stand = stand().await;
     for revision in ProtocolVersion::ALL {
-        let client = Client::builder(&stand.server.base_url).revision(revision).build().unwrap();
+        let client = Client::builder(&stand.server.base_url)
+            .revision(revision)
+            .build()
+            .unwrap();
         let manifest = client.discover().await.expect("a valid manifest");
         assert_eq!(manifest.extension.id, "Agentstration.Extensions.Ollama");
         assert_eq!(manifest.extension.name, "Ollama");
@@ -33,10 +37,19 @@ async fn manifest_matches_the_reference_identity() {
         let [provider] = manifest.contributions.model_providers.as_slice() else {
             panic!("one provider");
         };
-        assert_eq!((provider.id.as_str(), provider.display_name.as_str()), ("ollama", "Ollama"));
+        assert_eq!(
+            (provider.id.as_str(), provider.display_name.as_str()),
+            ("ollama", "Ollama")
+        );
         let c = provider.capabilities;
         assert!(
-            c.chat && c.streaming && c.tools && c.thinking && c.structured_output && c.vision && c.model_discovery,
+            c.chat
+                && c.streaming
+                && c.tools
+                && c.thinking
+                && c.structured_output
+                && c.vision
+                && c.model_discovery,
             "{c:?}"
         );
     }
@@ -51,15 +64,27 @@ async fn option_set_publishes_the_reference_schema_and_digest() {
         panic!("one option set: {catalog:?}");
     };
     assert_eq!(set.id, "io.agentstration.ollama/model-profile");
-    assert_eq!((set.contribution_kind.as_str(), set.contribution_id.as_str()), ("model-provider", "ollama"));
-    assert_eq!((set.scope.as_str(), set.preferred_version.as_str()), ("model-profile", "1.0.0"));
+    assert_eq!(
+        (set.contribution_kind.as_str(), set.contribution_id.as_str()),
+        ("model-provider", "ollama")
+    );
+    assert_eq!(
+        (set.scope.as_str(), set.preferred_version.as_str()),
+        ("model-profile", "1.0.0")
+    );
     let [version] = set.versions.as_slice() else {
         panic!("one version");
     };
     assert_eq!(version.version, "1.0.0");
-    assert_eq!(schema_digest_text(REFERENCE_SCHEMA).as_deref(), Ok(REFERENCE_DIGEST));
+    assert_eq!(
+        schema_digest_text(REFERENCE_SCHEMA).as_deref(),
+        Ok(REFERENCE_DIGEST)
+    );
     assert_eq!(version.schema_digest, REFERENCE_DIGEST);
-    assert_eq!(version.schema, serde_json::from_str::<Value>(REFERENCE_SCHEMA).unwrap());
+    assert_eq!(
+        version.schema,
+        serde_json::from_str::<Value>(REFERENCE_SCHEMA).unwrap()
+    );
     assert!(set.migrations.is_empty());
 }
 
@@ -71,9 +96,17 @@ async fn refused(stand: &Stand, values: Value) -> (Option<u16>, Option<String>, 
     let request = with_options(user("llama3.2", "hi"), options);
     let error = fails(stand.client.chat("ollama", &request)).await;
     let stream_error = fails(stand.client.chat_stream("ollama", &request)).await;
-    assert_eq!(status_code(&error), status_code(&stream_error), "same answer on /chat/stream");
+    assert_eq!(
+        status_code(&error),
+        status_code(&stream_error),
+        "same answer on /chat/stream"
+    );
     let target = error.remote.as_ref().and_then(|r| r.target.clone());
-    (error.status.map(|s| s.as_u16()), target, format!("{} {}", error.remote_code().unwrap_or(""), remote_message(&error)))
+    (
+        error.status.map(|s| s.as_u16()),
+        target,
+        format!("{} {}", error.remote_code().unwrap_or(""), remote_message(&error)),
+    )
 }
 
 #[tokio::test]

@@ -12,7 +12,11 @@ async fn models_with_metadata_and_capabilities() {
     let stand = stand().await;
     let models = stand.client.models("ollama").await.expect("models");
     let ids: Vec<&str> = models.iter().map(|m| m.id.as_str()).collect();
-    assert_eq!(ids, ["llama3.2:latest", "qwen3:8b", "gemma3:4b"], "the embedding model is left out");
+    assert_eq!(
+        ids,
+        ["llama3.2:latest", "qwen3:8b", "gemma3:4b"],
+        "the embedding model is left out"
+    );
 
     let qwen = &models[1];
     assert_eq!(qwen.display_name, "qwen3:8b");
@@ -51,13 +55,25 @@ async fn show_is_cached_across_listings_and_never_called_per_chat() {
     }
     for _ in 0..3 {
         stand.client.models("ollama").await.unwrap();
-        stand.client.chat("ollama", &user("qwen3:8b", "hi")).await.unwrap();
+        stand
+            .client
+            .chat("ollama", &user("qwen3:8b", "hi"))
+            .await
+            .unwrap();
         stream_ok(&stand.client, &user("llama3.2", "hi")).await;
     }
     for model in ["llama3.2", "qwen3:8b", "gemma3:4b", "nomic-embed-text"] {
-        assert_eq!(fake.show_calls(model), 1, "{model}: no /api/show per chat or per listing");
+        assert_eq!(
+            fake.show_calls(model),
+            1,
+            "{model}: no /api/show per chat or per listing"
+        );
     }
-    assert_eq!(fake.request_count("/api/tags"), 4, "the list itself is always fresh");
+    assert_eq!(
+        fake.request_count("/api/tags"),
+        4,
+        "the list itself is always fresh"
+    );
 
     // A new model is described once; the others stay cached.
     fake.add_model(
@@ -74,9 +90,12 @@ async fn show_is_cached_across_listings_and_never_called_per_chat() {
 
     // A re-pulled model (new digest) is described again.
     fake.remove_model("qwen3:8b");
-    let mut repulled = ModelSpec::new("qwen3:8b")
-        .family("qwen3")
-        .capabilities([capability::COMPLETION, capability::TOOLS, capability::THINKING, capability::VISION]);
+    let mut repulled = ModelSpec::new("qwen3:8b").family("qwen3").capabilities([
+        capability::COMPLETION,
+        capability::TOOLS,
+        capability::THINKING,
+        capability::VISION,
+    ]);
     repulled.digest = "f".repeat(64);
     fake.add_model(repulled);
     let models = stand.client.models("ollama").await.unwrap();
@@ -103,7 +122,9 @@ async fn a_failing_show_leaves_the_model_listed_without_capabilities() {
 #[tokio::test]
 async fn listing_errors() {
     let mut stand = stand().await;
-    stand.fake.fail_next_on("/api/tags", Fault::http(500, "disk on fire"));
+    stand
+        .fake
+        .fail_next_on("/api/tags", Fault::http(500, "disk on fire"));
     let error = fails(stand.client.models("ollama")).await;
     assert_eq!(status_code(&error), (Some(502), Some("request_failed")));
     assert!(remote_message(&error).contains("disk on fire"), "{error}");
@@ -120,7 +141,10 @@ async fn health_follows_ollama() {
     let (_server, client) = serve(test_config(&fake.base_url())).await;
     let health = client.provider_health("ollama").await.unwrap();
     assert_eq!(health.status, aep_sdk::protocol::Availability::Available);
-    assert!(health.details.as_deref().unwrap_or_default().contains("0.13.1"), "{health:?}");
+    assert!(
+        health.details.as_deref().unwrap_or_default().contains("0.13.1"),
+        "{health:?}"
+    );
     assert_eq!(fake.request_count("/api/version"), 1);
 
     let mut fake = fake;
@@ -128,7 +152,10 @@ async fn health_follows_ollama() {
     let health = client.provider_health("ollama").await.unwrap();
     assert_eq!(health.status, aep_sdk::protocol::Availability::Unavailable);
     let details = health.details.unwrap_or_default();
-    assert!(details.contains("unreachable") && details.contains(&fake.base_url()), "{details}");
+    assert!(
+        details.contains("unreachable") && details.contains(&fake.base_url()),
+        "{details}"
+    );
     // The extension itself stays healthy.
     let own = client.health().await.unwrap();
     assert_eq!(own.status, aep_sdk::protocol::Availability::Available);
@@ -149,7 +176,11 @@ async fn a_hanging_probe_is_bounded() {
     stand.fake.fail_next_on("/api/version", Fault::Hang);
     let started = Instant::now();
     let health = stand.client.provider_health("ollama").await.unwrap();
-    assert!(started.elapsed() < Duration::from_secs(2), "{:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        started.elapsed()
+    );
     assert_eq!(health.status, aep_sdk::protocol::Availability::Unavailable);
     assert!(health.details.unwrap_or_default().contains("400 ms"));
 

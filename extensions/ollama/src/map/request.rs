@@ -27,7 +27,10 @@ use crate::profile::{ModelProfile, ThinkSetting};
 ///   named options (`temperature`, `top_p`, `top_k`, `seed`, `num_predict`, `stop`,
 ///   `num_ctx`, `num_gpu`, `num_thread`, `num_batch`, `mirostat`), each later one
 ///   winning; `think` and `keep_alive` from the profile.
-pub fn chat_request(request: &aep::ChatRequest, profile: Option<&ModelProfile>) -> Result<wire::ChatRequest, AepError> {
+pub fn chat_request(
+    request: &aep::ChatRequest,
+    profile: Option<&ModelProfile>,
+) -> Result<wire::ChatRequest, AepError> {
     let options = request.options.as_ref();
     Ok(wire::ChatRequest {
         model: request.model.clone(),
@@ -87,7 +90,9 @@ fn messages(messages: &[aep::Message]) -> Result<Vec<wire::Message>, AepError> {
 
 fn add_content(message: &mut wire::Message, content: &aep::Content, at: &str) -> Result<(), AepError> {
     match content.kind {
-        ContentKind::Text => message.content.push_str(content.text.as_deref().unwrap_or_default()),
+        ContentKind::Text => message
+            .content
+            .push_str(content.text.as_deref().unwrap_or_default()),
         ContentKind::Image => message.images.push(image_base64(content, at)?),
         ContentKind::File => {
             let media_type = content.media_type.as_deref().unwrap_or_default();
@@ -100,7 +105,10 @@ fn add_content(message: &mut wire::Message, content: &aep::Content, at: &str) ->
             message.images.push(image_base64(content, at)?);
         }
         ContentKind::Structured => match content.as_reasoning() {
-            Some(reasoning) => message.thinking.get_or_insert_with(String::new).push_str(reasoning),
+            Some(reasoning) => message
+                .thinking
+                .get_or_insert_with(String::new)
+                .push_str(reasoning),
             None => {
                 let data = content.data.clone().unwrap_or(Value::Null);
                 message.content.push_str(&data.to_string());
@@ -143,7 +151,8 @@ fn arguments(arguments: &Value, at: &str) -> Result<Value, AepError> {
 
 fn not_an_object(at: &str) -> AepError {
     let target = format!("{at}.toolCall.arguments");
-    AepError::invalid_request(format!("{target}: tool-call arguments must be a JSON object")).with_target(target)
+    AepError::invalid_request(format!("{target}: tool-call arguments must be a JSON object"))
+        .with_target(target)
 }
 
 fn tool_result(
@@ -160,8 +169,14 @@ fn tool_result(
     };
     Ok(wire::Message {
         role: "tool".to_owned(),
-        content: if result.is_error { format!("Error: {text}") } else { text },
-        tool_name: call_names.get(result.call_id.as_str()).map(|name| (*name).to_owned()),
+        content: if result.is_error {
+            format!("Error: {text}")
+        } else {
+            text
+        },
+        tool_name: call_names
+            .get(result.call_id.as_str())
+            .map(|name| (*name).to_owned()),
         tool_call_id: (!result.call_id.is_empty()).then(|| result.call_id.clone()),
         ..wire::Message::default()
     })
@@ -173,16 +188,24 @@ fn image_base64(content: &aep::Content, at: &str) -> Result<String, AepError> {
         let Value::String(text) = data else {
             let target = format!("{at}.data");
             return Err(
-                AepError::invalid_request(format!("{target}: image data must be a base64 string")).with_target(target),
+                AepError::invalid_request(format!("{target}: image data must be a base64 string"))
+                    .with_target(target),
             );
         };
-        if text.trim_start().get(..5).is_some_and(|p| p.eq_ignore_ascii_case("data:")) {
+        if text
+            .trim_start()
+            .get(..5)
+            .is_some_and(|p| p.eq_ignore_ascii_case("data:"))
+        {
             return data_uri(text.trim(), &format!("{at}.data"));
         }
         return normalize_base64(text).ok_or_else(|| bad_base64(&format!("{at}.data")));
     }
     let Some(uri) = content.uri.as_deref().map(str::trim) else {
-        return Err(AepError::invalid_request(format!("{at}: an image needs base64 'data' or a 'uri'")).with_target(at));
+        return Err(
+            AepError::invalid_request(format!("{at}: an image needs base64 'data' or a 'uri'"))
+                .with_target(at),
+        );
     };
     if uri.get(..5).is_some_and(|p| p.eq_ignore_ascii_case("data:")) {
         return data_uri(uri, &format!("{at}.uri"));
@@ -199,7 +222,10 @@ fn image_base64(content: &aep::Content, at: &str) -> Result<String, AepError> {
 /// `data:[<media type>][;params];base64,<payload>` -> the payload.
 fn data_uri(uri: &str, target: &str) -> Result<String, AepError> {
     let Some((header, payload)) = uri.split_once(',') else {
-        return Err(AepError::invalid_request(format!("{target}: a data: URI needs a ',' before its data")).with_target(target));
+        return Err(
+            AepError::invalid_request(format!("{target}: a data: URI needs a ',' before its data"))
+                .with_target(target),
+        );
     };
     let is_base64 = header
         .split(';')
@@ -231,7 +257,11 @@ fn normalize_base64(text: &str) -> Option<String> {
         })
         .collect();
     let body = out.trim_end_matches('=');
-    if body.is_empty() || !body.chars().all(|c| c.is_ascii_alphanumeric() || c == '+' || c == '/') {
+    if body.is_empty()
+        || !body
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '+' || c == '/')
+    {
         return None;
     }
     let padding = out.len() - body.len();
@@ -240,7 +270,7 @@ fn normalize_base64(text: &str) -> Option<String> {
         return None;
     }
     out.truncate(body_len);
-    while out.len() % 4 != 0 {
+    while !out.len().is_multiple_of(4) {
         out.push('=');
     }
     Some(out)
@@ -331,8 +361,14 @@ mod tests {
 
     #[test]
     fn data_uris() {
-        assert_eq!(data_uri("data:image/png;base64,aGVsbG8=", "t").ok().as_deref(), Some("aGVsbG8="));
-        assert_eq!(data_uri("DATA:;BASE64,aGVsbG8", "t").ok().as_deref(), Some("aGVsbG8="));
+        assert_eq!(
+            data_uri("data:image/png;base64,aGVsbG8=", "t").ok().as_deref(),
+            Some("aGVsbG8=")
+        );
+        assert_eq!(
+            data_uri("DATA:;BASE64,aGVsbG8", "t").ok().as_deref(),
+            Some("aGVsbG8=")
+        );
         assert!(data_uri("data:image/png,hello", "t").is_err());
         assert!(data_uri("data:image/png;base64", "t").is_err());
     }

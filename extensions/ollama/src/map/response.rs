@@ -71,7 +71,11 @@ impl StreamMapper {
                     .id
                     .filter(|id| !id.trim().is_empty())
                     .unwrap_or_else(new_call_id);
-                contents.push(Content::tool_call(id, call.function.name, arguments(call.function.arguments)));
+                contents.push(Content::tool_call(
+                    id,
+                    call.function.name,
+                    arguments(call.function.arguments),
+                ));
             }
         }
         if !chunk.done && contents.is_empty() {
@@ -135,7 +139,11 @@ mod tests {
         let msg = |m: Value| json!({"model": "qwen3:8b", "message": m, "done": false});
         let empty = map(&mut mapper, msg(json!({"role": "assistant", "content": ""})));
         assert!(empty.is_none());
-        let thinking = map(&mut mapper, msg(json!({"role": "assistant", "content": "", "thinking": "hm"}))).unwrap();
+        let thinking = map(
+            &mut mapper,
+            msg(json!({"role": "assistant", "content": "", "thinking": "hm"})),
+        )
+        .unwrap();
         assert_eq!(thinking.contents[0].as_reasoning(), Some("hm"));
         assert_eq!(thinking.model.as_deref(), Some("qwen3:8b"));
         let calls = map(
@@ -147,7 +155,11 @@ mod tests {
             ]})),
         )
         .unwrap();
-        let ids: Vec<_> = calls.contents.iter().map(|c| c.tool_call.clone().unwrap()).collect();
+        let ids: Vec<_> = calls
+            .contents
+            .iter()
+            .map(|c| c.tool_call.clone().unwrap())
+            .collect();
         assert_eq!(ids[0].id, "call_keep");
         assert!(ids[1].id.starts_with("call_") && ids[1].id != ids[2].id);
         assert_eq!(ids[1].arguments, json!({"y": 2}));
@@ -184,7 +196,10 @@ mod tests {
             mapper.line(br#"{"error":"runner crashed"}"#),
             Err(OllamaError::Stream("runner crashed".into()))
         );
-        assert!(matches!(mapper.line(b"{\"model\":\"m\",\"mess"), Err(OllamaError::Malformed(_))));
+        assert!(matches!(
+            mapper.line(b"{\"model\":\"m\",\"mess"),
+            Err(OllamaError::Malformed(_))
+        ));
         assert!(matches!(mapper.line(b"[1]"), Err(OllamaError::Malformed(_))));
     }
 }

@@ -84,7 +84,9 @@ impl OllamaError {
             OllamaError::Unreachable { .. } | OllamaError::ConnectionLost { .. } => {
                 AepError::provider_unavailable(message)
             }
-            OllamaError::Timeout { .. } => AepError::new(StatusCode::GATEWAY_TIMEOUT, codes::TIMEOUT, message),
+            OllamaError::Timeout { .. } => {
+                AepError::new(StatusCode::GATEWAY_TIMEOUT, codes::TIMEOUT, message)
+            }
             OllamaError::Http { status: 404, message } => {
                 AepError::model_unavailable(message).with_detail("ollamaStatus", "404")
             }

@@ -50,7 +50,9 @@ impl OllamaClient {
         let http = reqwest::Client::builder()
             .connect_timeout(config.connect_timeout)
             .build()
-            .map_err(|e| aep_sdk::Error::Config(format!("cannot build the HTTP client: {}", error_chain(&e))))?;
+            .map_err(|e| {
+                aep_sdk::Error::Config(format!("cannot build the HTTP client: {}", error_chain(&e)))
+            })?;
         Ok(Self {
             http,
             base: config.url.clone(),
@@ -103,7 +105,9 @@ impl OllamaClient {
         if status.is_success() {
             return Ok(response);
         }
-        let body = read_limited(response, MAX_ERROR_BODY, self.probe).await.unwrap_or_default();
+        let body = read_limited(response, MAX_ERROR_BODY, self.probe)
+            .await
+            .unwrap_or_default();
         Err(OllamaError::Http {
             status: status.as_u16(),
             message: error_message(&body),
@@ -116,7 +120,9 @@ impl OllamaClient {
         let url = self.url("api/chat");
         let mut request = request.clone();
         request.stream = true;
-        let response = self.send(self.http.post(&url).json(&request), &url, self.idle).await?;
+        let response = self
+            .send(self.http.post(&url).json(&request), &url, self.idle)
+            .await?;
         Ok(LineReader::new(
             Box::pin(response.bytes_stream()),
             self.idle,
@@ -135,15 +141,23 @@ impl OllamaClient {
     pub async fn show(&self, model: &str) -> Result<wire::ShowResponse, OllamaError> {
         let url = self.url("api/show");
         let body = serde_json::json!({ "model": model });
-        self.probe_json(self.http.post(&url).json(&body), &url, "while describing a model (/api/show)")
-            .await
+        self.probe_json(
+            self.http.post(&url).json(&body),
+            &url,
+            "while describing a model (/api/show)",
+        )
+        .await
     }
 
     /// `GET /api/version`.
     pub async fn version(&self) -> Result<wire::VersionResponse, OllamaError> {
         let url = self.url("api/version");
-        self.probe_json(self.http.get(&url), &url, "while answering its version probe (/api/version)")
-            .await
+        self.probe_json(
+            self.http.get(&url),
+            &url,
+            "while answering its version probe (/api/version)",
+        )
+        .await
     }
 
     async fn probe_json<T: DeserializeOwned>(
@@ -168,7 +182,11 @@ impl OllamaClient {
 }
 
 /// Reads at most `max` bytes of a body, each read bounded by `idle`.
-async fn read_limited(response: reqwest::Response, max: usize, idle: Duration) -> Result<Vec<u8>, OllamaError> {
+async fn read_limited(
+    response: reqwest::Response,
+    max: usize,
+    idle: Duration,
+) -> Result<Vec<u8>, OllamaError> {
     let mut body = Box::pin(response.bytes_stream());
     let mut out = Vec::new();
     loop {
@@ -188,7 +206,9 @@ async fn read_limited(response: reqwest::Response, max: usize, idle: Duration) -
             }
             Ok(Some(Ok(chunk))) => {
                 if out.len() + chunk.len() > max {
-                    return Err(OllamaError::Malformed(format!("an answer larger than {max} bytes")));
+                    return Err(OllamaError::Malformed(format!(
+                        "an answer larger than {max} bytes"
+                    )));
                 }
                 out.extend_from_slice(&chunk);
             }
@@ -219,7 +239,10 @@ mod tests {
 
     #[test]
     fn error_messages() {
-        assert_eq!(error_message(br#"{"error":"model 'x' not found"}"#), "model 'x' not found");
+        assert_eq!(
+            error_message(br#"{"error":"model 'x' not found"}"#),
+            "model 'x' not found"
+        );
         assert_eq!(error_message(b"404 page not found"), "404 page not found");
         assert_eq!(error_message(b""), "(no message)");
         assert_eq!(error_message(br#"{"error":{"code":1}}"#), r#"{"code":1}"#);

@@ -96,7 +96,11 @@ mod tests {
     fn reader(chunks: Vec<&'static [u8]>, max_line: usize) -> LineReader {
         let items: Vec<Result<Bytes, reqwest::Error>> =
             chunks.into_iter().map(|c| Ok(Bytes::from_static(c))).collect();
-        LineReader::new(Box::pin(futures::stream::iter(items)), Duration::from_secs(1), max_line)
+        LineReader::new(
+            Box::pin(futures::stream::iter(items)),
+            Duration::from_secs(1),
+            max_line,
+        )
     }
 
     async fn all(mut reader: LineReader) -> Result<Vec<String>, OllamaError> {
@@ -117,9 +121,13 @@ mod tests {
 
     #[tokio::test]
     async fn overlong_line_is_refused() {
-        let error = all(reader(vec![b"0123456789", b"0123456789\n"], 15)).await.unwrap_err();
+        let error = all(reader(vec![b"0123456789", b"0123456789\n"], 15))
+            .await
+            .unwrap_err();
         assert_eq!(error, OllamaError::LineTooLong { max: 15 });
-        let error = all(reader(vec![b"01234567890123456789\n"], 15)).await.unwrap_err();
+        let error = all(reader(vec![b"01234567890123456789\n"], 15))
+            .await
+            .unwrap_err();
         assert_eq!(error, OllamaError::LineTooLong { max: 15 });
         // Exactly at the limit is fine.
         let lines = all(reader(vec![b"012345678901234\n"], 15)).await.expect("lines");

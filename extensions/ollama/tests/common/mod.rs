@@ -136,7 +136,11 @@ pub fn status_code(error: &ClientError) -> (Option<u16>, Option<&str>) {
 }
 
 pub fn remote_message(error: &ClientError) -> String {
-    error.remote.as_ref().map(|r| r.message.clone()).unwrap_or_default()
+    error
+        .remote
+        .as_ref()
+        .map(|r| r.message.clone())
+        .unwrap_or_default()
 }
 
 /// All text deltas of the updates.
