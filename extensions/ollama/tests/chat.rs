@@ -541,3 +541,31 @@ async fn remote_image_uris_are_refused() {
     assert_eq!(status_code(&error), (Some(400), Some("invalid_request")));
     assert_eq!(stand.fake.request_count("/api/chat"), 0);
 }
+
+#[tokio::test]
+async fn structured_content_and_files() {
+    let stand = stand().await;
+    let request = ChatRequest::new(
+        "llama3.2",
+        vec![Message::new(
+            Role::User,
+            vec![
+                Content::text("Summarize: "),
+                Content::structured(json!({"rows": [1, 2]}), Some("application/json".into())),
+            ],
+        )],
+    );
+    let response = stand.client.chat("ollama", &request).await.unwrap();
+    assert_eq!(
+        stand.fake.last_chat().unwrap()["messages"][0]["content"],
+        json!("Summarize: {\"rows\":[1,2]}")
+    );
+    assert_eq!(response.text(), "Summarize: {\"rows\":[1,2]}");
+
+    let mut pdf = Content::image_base64("application/pdf", PNG_BASE64);
+    pdf.kind = ContentKind::File;
+    let request = ChatRequest::new("llama3.2", vec![Message::new(Role::User, vec![pdf])]);
+    let error = fails(stand.client.chat("ollama", &request)).await;
+    assert_eq!(status_code(&error), (Some(400), Some("invalid_request")));
+    assert!(remote_message(&error).contains("application/pdf"), "{error}");
+}

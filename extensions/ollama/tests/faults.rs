@@ -300,3 +300,37 @@ async fn connect_timeout_is_bounded() {
     let health = client.provider_health("ollama").await.unwrap();
     assert_eq!(health.status, aep_sdk::protocol::Availability::Unavailable);
 }
+
+#[tokio::test]
+async fn a_slow_model_load_gets_sse_keep_alives() {
+    use aep_sdk::server::AepExtension;
+    let fake = FakeOllama::start().await;
+    let mut config = test_config(&fake.base_url());
+    config.stream_start_wait = Duration::from_millis(100);
+    let extension = aep_ollama::OllamaExtension::new(config)
+        .unwrap()
+        .extension_builder()
+        .keep_alive(Duration::from_millis(150))
+        .build()
+        .unwrap();
+    let server = aep_sdk::testing::spawn(extension.router()).await;
+    fake.enqueue(Reply::text("ready").load_delay(Duration::from_millis(800)));
+    let response = reqwest::Client::new()
+        .post(format!(
+            "{}/aep/model-providers/ollama/chat/stream",
+            server.base_url
+        ))
+        .json(&user("llama3.2", "hi"))
+        .send()
+        .await
+        .expect("SSE headers before the model is loaded");
+    assert_eq!(response.status(), 200);
+    let body = tokio::time::timeout(BOUND, response.text())
+        .await
+        .unwrap()
+        .unwrap();
+    let keep_alives = body.matches(": keep-alive").count();
+    assert!(keep_alives >= 2, "{body}");
+    assert!(body.find(": keep-alive") < body.find("data: "), "{body}");
+    assert!(body.contains("\"finishReason\":\"stop\""), "{body}");
+}
