@@ -127,7 +127,8 @@ fn add_content(message: &mut wire::Message, content: &aep::Content, at: &str) ->
                 },
             });
         }
-        ContentKind::ToolResult => unreachable!("tool results are separate messages"),
+        // Tool results become messages of their own (see `messages`).
+        ContentKind::ToolResult => {}
     }
     Ok(())
 }

@@ -84,7 +84,12 @@ impl StreamMapper {
         let mut update = ChatUpdate {
             contents,
             role: Some(Role::Assistant),
-            model: Some(chunk.model.unwrap_or_else(|| self.requested_model.clone())),
+            model: Some(
+                chunk
+                    .model
+                    .filter(|m| !m.is_empty())
+                    .unwrap_or_else(|| self.requested_model.clone()),
+            ),
             ..ChatUpdate::default()
         };
         if chunk.done {

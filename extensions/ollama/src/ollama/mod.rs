@@ -105,8 +105,11 @@ impl OllamaClient {
         if status.is_success() {
             return Ok(response);
         }
-        let body = read_limited(response, MAX_ERROR_BODY, self.probe)
+        // The whole error body within the probe bound; a body that does not come is no message.
+        let body = tokio::time::timeout(self.probe, read_limited(response, MAX_ERROR_BODY, self.probe))
             .await
+            .ok()
+            .and_then(Result::ok)
             .unwrap_or_default();
         Err(OllamaError::Http {
             status: status.as_u16(),
