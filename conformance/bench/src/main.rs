@@ -1,0 +1,98 @@
+//! `aep-bench`: the SDK's cost against hand-written baselines, measured side by side.
+//!
+//! `cargo run --release -p aep-bench -- all` prints a table and writes
+//! `target/aep-bench/report.json`. Targets are goals reported against, not assertions.
+
+mod measure;
+mod report;
+mod servers;
+mod stats;
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(about = "Side-by-side measurements of aep-sdk against hand-written baselines")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Every measurement.
+    All,
+    /// 1. streaming throughput (and 7. per-update cost).
+    Stream,
+    /// 2. /chat latency.
+    Latency,
+    /// 3. MCP tools/call throughput.
+    Mcp,
+    /// 5. memory (and 7. per-stream memory).
+    Memory,
+    /// 1,000 x 1,000 streams without loss.
+    Load {
+        #[arg(long, default_value_t = 1000)]
+        streams: usize,
+        #[arg(long, default_value_t = 1000)]
+        updates: usize,
+    },
+    /// Serve one variant until killed (used by the memory measurement).
+    #[command(hide = true)]
+    Serve { kind: String },
+}
+
+fn report_path() -> PathBuf {
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target"));
+    target.join("aep-bench/report.json")
+}
+
+#[tokio::main]
+async fn main() {
+    let cli = Cli::parse();
+    if let Command::Serve { kind } = &cli.command {
+        servers::serve_forever(kind).await;
+        return;
+    }
+    eprintln!("machine: {}", report::machine());
+    let mut rows = Vec::new();
+    let all = matches!(cli.command, Command::All);
+    if all || matches!(cli.command, Command::Stream) {
+        eprintln!("measuring 1. streaming throughput ...");
+        let samples = measure::stream::samples().await;
+        rows.extend(measure::stream::rows(&samples));
+        rows.extend(measure::growth::update_rows(&samples));
+    }
+    if all || matches!(cli.command, Command::Latency) {
+        eprintln!("measuring 2. request latency ...");
+        rows.extend(measure::latency::rows().await);
+    }
+    if all || matches!(cli.command, Command::Mcp) {
+        eprintln!("measuring 3. MCP tool calls ...");
+        rows.extend(measure::mcp::rows().await);
+    }
+    if all || matches!(cli.command, Command::Memory) {
+        eprintln!("measuring 5. memory ...");
+        let sdk = measure::memory::profile("sdk").await;
+        let base = measure::memory::profile("baseline").await;
+        rows.extend(measure::memory::rows(&sdk, &base));
+        rows.extend(measure::growth::stream_rows(&sdk, &base));
+    }
+    match cli.command {
+        Command::Load { streams, updates } => rows.extend(measure::load::rows(streams, updates).await),
+        Command::All => {
+            eprintln!("running the 1,000 x 1,000 load ...");
+            rows.extend(measure::load::rows(1000, 1000).await);
+        }
+        _ => {}
+    }
+    report::print(&rows);
+    let path = report_path();
+    match report::write_json(&rows, &path) {
+        Ok(()) => eprintln!("wrote {}", path.display()),
+        Err(error) => eprintln!("could not write {}: {error}", path.display()),
+    }
+}

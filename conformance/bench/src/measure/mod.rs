@@ -1,0 +1,81 @@
+//! The measurements. Each runs the SDK variant and its baseline in the same process,
+//! interleaved over several rounds, and returns report rows.
+
+pub mod growth;
+pub mod latency;
+pub mod load;
+pub mod mcp;
+pub mod memory;
+pub mod stream;
+
+use std::time::{Duration, Instant};
+
+use aep_sdk::protocol::{ChatRequest, Message};
+use futures::StreamExt;
+
+/// Rounds per comparison; the order of the two variants alternates between rounds.
+pub const ROUNDS: usize = 5;
+
+pub fn http() -> reqwest::Client {
+    reqwest::Client::builder()
+        .pool_max_idle_per_host(1024)
+        .build()
+        .expect("HTTP client")
+}
+
+pub fn request(updates: usize) -> ChatRequest {
+    ChatRequest::new(format!("n:{updates}"), vec![Message::user("go")])
+}
+
+/// Streams one answer; returns the number of SSE events and the elapsed time.
+pub async fn stream_once(client: &reqwest::Client, base: &str, body: &[u8]) -> (usize, Duration) {
+    let start = Instant::now();
+    let response = client
+        .post(format!("{base}/aep/model-providers/echo/chat/stream"))
+        .header("content-type", "application/json")
+        .body(body.to_vec())
+        .send()
+        .await
+        .expect("stream request");
+    let mut events = 0;
+    let mut bytes = response.bytes_stream();
+    let mut tail = Vec::new();
+    while let Some(chunk) = bytes.next().await {
+        let chunk = chunk.expect("stream body");
+        tail.extend_from_slice(&chunk);
+        events += count_events(&mut tail);
+    }
+    (events, start.elapsed())
+}
+
+/// Counts complete `\n\n`-terminated events in `buf`, keeping the incomplete rest.
+fn count_events(buf: &mut Vec<u8>) -> usize {
+    let mut count = 0;
+    let mut start = 0;
+    while let Some(pos) = buf[start..].windows(2).position(|w| w == b"\n\n") {
+        count += 1;
+        start += pos + 2;
+    }
+    buf.drain(..start);
+    count
+}
+
+/// Runs `f` for the SDK and the baseline alternately, `rounds` times each.
+pub async fn interleave<T, F, Fut>(rounds: usize, mut f: F) -> (Vec<T>, Vec<T>)
+where
+    F: FnMut(bool) -> Fut,
+    Fut: std::future::Future<Output = T>,
+{
+    let (mut sdk, mut base) = (Vec::new(), Vec::new());
+    for round in 0..rounds {
+        for sdk_first in [round % 2 == 0, round % 2 != 0] {
+            let value = f(sdk_first).await;
+            if sdk_first {
+                sdk.push(value)
+            } else {
+                base.push(value)
+            }
+        }
+    }
+    (sdk, base)
+}
