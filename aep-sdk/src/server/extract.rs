@@ -45,7 +45,7 @@ fn check_content_type(headers: &http::HeaderMap) -> Result<(), AepError> {
     ))
 }
 
-fn body_error(rejection: BytesRejection) -> AepError {
+pub(crate) fn body_error(rejection: BytesRejection) -> AepError {
     let mut source: Option<&(dyn std::error::Error + 'static)> = Some(&rejection);
     while let Some(error) = source {
         if error.is::<tower_http::timeout::TimeoutError>() {
@@ -76,7 +76,11 @@ pub(crate) fn decode<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, AepError> {
     let value = serde_path_to_error::deserialize(&mut de).map_err(|error| {
         let path = error.path().to_string();
         let inner = error.into_inner();
-        if inner.is_data() {
+        // serde_json reports some shape errors as syntax errors (a number where an enum's
+        // string is expected, a number out of range): if the document itself is
+        // well-formed, the error is about the value at `path`.
+        let well_formed = || serde_json::from_slice::<serde::de::IgnoredAny>(bytes).is_ok();
+        if inner.is_data() || (inner.is_syntax() && well_formed()) {
             AepError::invalid_request(format!("invalid request at '{path}': {inner}")).with_target(path)
         } else {
             AepError::invalid_request(format!("malformed JSON: {inner}"))

@@ -5,6 +5,11 @@
 use std::sync::Arc;
 
 use axum::Router;
+use axum::body::Body;
+use axum::extract::{FromRequest, Request};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use bytes::Bytes;
 use rmcp::transport::streamable_http_server::{
     StreamableHttpServerConfig, StreamableHttpService, session::local::LocalSessionManager,
 };
@@ -61,7 +66,9 @@ impl McpMount {
                 Arc::new(LocalSessionManager::default()),
                 config,
             );
-            Router::new().route_service(&route, service)
+            Router::new()
+                .route_service(&route, service)
+                .layer(axum::middleware::from_fn(read_body_first))
         };
         Self {
             id,
@@ -79,5 +86,22 @@ impl McpMount {
 
     pub(crate) fn router(&self, access: &McpAccess, shutdown: CancellationToken) -> Router {
         (self.mount)(access, shutdown)
+    }
+}
+
+/// Reads a POST body before rmcp does, under the same limit and body-read timeout as the
+/// AEP routes: rmcp answers 500 when reading fails (a malformed chunked body, a client cut
+/// off by the body-read timeout); here those are 4xx AEP errors (400, 408, 413).
+async fn read_body_first(request: Request, next: Next) -> Response {
+    if request.method() != http::Method::POST {
+        return next.run(request).await;
+    }
+    let (parts, body) = request.into_parts();
+    let mut reading = Request::new(body);
+    // The extensions carry the router's body limit.
+    *reading.extensions_mut() = parts.extensions.clone();
+    match Bytes::from_request(reading, &()).await {
+        Ok(bytes) => next.run(Request::from_parts(parts, Body::from(bytes))).await,
+        Err(rejection) => super::extract::body_error(rejection).into_response(),
     }
 }
