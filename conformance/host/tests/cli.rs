@@ -26,6 +26,7 @@ async fn aep_host(args: &[&str]) -> Run {
         let mut child = Command::new(env!("CARGO_BIN_EXE_aep-host"))
             .args(&args)
             .env_remove("AEP_HOST_CONFIG")
+            .env_remove("OLLAMA_HOST")
             .env("RUST_LOG", "warn")
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())

@@ -107,3 +107,61 @@ async fn an_ollama_model_that_asks_for_hash_compute_gets_the_digest_through_mcp(
         json!({ "text": text })
     );
 }
+
+#[tokio::test]
+async fn the_demo_uses_ollama_when_ollama_host_answers() {
+    let fake = FakeOllama::start().await;
+    let digest = sha256(aep_host::demo::DEMO_TEXT);
+    fake.enqueue(Reply::tool_calls(vec![ToolCall::new(
+        "hash.compute",
+        json!({ "text": aep_host::demo::DEMO_TEXT }),
+    )]));
+    fake.enqueue(Reply::text(&format!("The digest is {digest}.")));
+    let options = aep_host::demo::DemoOptions {
+        ollama: Some(fake.base_url()),
+        model: None,
+    };
+    let mut out = Vec::new();
+    let report = aep_host::demo::run_with(&mut out, options).await.unwrap();
+    let printed = String::from_utf8(out).unwrap();
+    assert!(printed.contains("aep-ollama in front of Ollama"), "{printed}");
+    assert!(
+        printed.contains(&format!("model {EXTENSION_ID}/{PROVIDER_ID}/llama3.2")),
+        "{printed}"
+    );
+    assert!(printed.contains("-> tool call hash.compute"), "{printed}");
+    assert!(report.answer.contains(&digest), "{}", report.answer);
+    let chats = fake
+        .requests()
+        .into_iter()
+        .filter(|r| r.path == "/api/chat")
+        .count();
+    assert_eq!(chats, 2);
+    let first = fake
+        .requests()
+        .into_iter()
+        .find(|r| r.path == "/api/chat")
+        .unwrap()
+        .body
+        .unwrap();
+    assert_eq!(
+        first["messages"][0]["role"], "system",
+        "a real model gets the system prompt"
+    );
+}
+
+#[tokio::test]
+async fn the_demo_falls_back_to_the_scripted_model_when_ollama_is_down() {
+    let options = aep_host::demo::DemoOptions {
+        ollama: Some(common::dead_url().await),
+        model: None,
+    };
+    let mut out = Vec::new();
+    let report = aep_host::demo::run_with(&mut out, options).await.unwrap();
+    let printed = String::from_utf8(out).unwrap();
+    assert!(
+        printed.contains("not reachable") && printed.contains("using the scripted model"),
+        "{printed}"
+    );
+    assert!(report.answer.contains(&sha256(aep_host::demo::DEMO_TEXT)));
+}

@@ -8,6 +8,7 @@ use serde_json::Value;
 use super::render::{self, EventPrinter, Out};
 use super::{Cli, Command, Host};
 use crate::agent::{Agent, AgentEvent, AgentStop};
+use crate::demo::DemoOptions;
 use crate::error::{ErrorCode, HostError, Result};
 use crate::registry::{ExtensionEntry, discover, parse_revision};
 
@@ -19,7 +20,16 @@ macro_rules! say {
 /// Runs one command, writing to `out`. Exit code 2 means the tool reported an error.
 pub async fn run(cli: Cli, out: Out<'_>) -> Result<ExitCode> {
     match &cli.command {
-        Command::Demo => crate::demo::run(out).await.map(|_| ExitCode::SUCCESS),
+        Command::Demo { scripted } => {
+            let options = if *scripted {
+                DemoOptions::scripted()
+            } else {
+                DemoOptions::from_env()
+            };
+            crate::demo::run_with(out, options)
+                .await
+                .map(|_| ExitCode::SUCCESS)
+        }
         Command::Discover { url, id, json } => discover_command(&cli, out, url, id.as_deref(), *json).await,
         Command::Tools { json } => tools(&Host::from_cli(&cli).await?, out, *json).await,
         Command::Call { tool, arguments } => call(&Host::from_cli(&cli).await?, out, tool, arguments).await,

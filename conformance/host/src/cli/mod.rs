@@ -87,8 +87,14 @@ pub enum Command {
         prompt: Vec<String>,
     },
     /// Walk through discovery, tool resolution, MCP calls and a chat with a tool round
-    /// trip, with extensions started in-process (no external service needed).
-    Demo,
+    /// trip, with extensions started in-process (no external service needed). With
+    /// OLLAMA_HOST reachable, the chat uses aep-ollama and a real model (pick one with
+    /// AEP_HOST_DEMO_MODEL).
+    Demo {
+        /// Use the scripted model even when OLLAMA_HOST is set.
+        #[arg(long)]
+        scripted: bool,
+    },
 }
 
 /// Parses the process arguments, runs the command and reports errors on stderr.

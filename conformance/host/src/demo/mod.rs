@@ -5,7 +5,12 @@
 //! discovery, catalog resolution, MCP tool calls (showing that the MCP client is reused)
 //! and a streamed chat in which the model asks for `hash.compute` and answers with its
 //! result, printing what happens at each step.
+//!
+//! When `OLLAMA_HOST` is set and answers, the chat uses the Ollama extension
+//! (`aep-ollama`, started in-process in front of that Ollama) with an installed model
+//! that supports tools (or `AEP_HOST_DEMO_MODEL`) instead of the scripted one.
 
+mod model;
 pub mod scripted;
 mod serve;
 
@@ -26,13 +31,37 @@ use crate::catalog::{Catalog, ToolResource};
 use crate::cli::render::{self, EventPrinter, Out};
 use crate::error::{ErrorCode, HostError, Result};
 use crate::mcp::{McpPool, PoolStats};
-use crate::models::ModelRef;
 use crate::registry::Registry;
 
 /// Extension id of the bundled utilities extension.
 pub const UTILITIES_ID: &str = "aep.utilities";
 /// The text the demo hashes.
 pub const DEMO_TEXT: &str = "hello from aep-host";
+
+/// Where the demo's model comes from.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DemoOptions {
+    /// An Ollama address (`OLLAMA_HOST` syntax); when it answers, the chat uses a real model.
+    pub ollama: Option<String>,
+    /// The Ollama model to use (default: the first installed one that supports tools).
+    pub model: Option<String>,
+}
+
+impl DemoOptions {
+    /// `OLLAMA_HOST` and `AEP_HOST_DEMO_MODEL` from the environment.
+    pub fn from_env() -> Self {
+        let var = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
+        Self {
+            ollama: var("OLLAMA_HOST"),
+            model: var("AEP_HOST_DEMO_MODEL"),
+        }
+    }
+
+    /// Always the scripted model.
+    pub fn scripted() -> Self {
+        Self::default()
+    }
+}
 
 /// What the demo saw, for tests and the closing summary.
 #[derive(Debug, Clone, PartialEq)]
@@ -53,15 +82,20 @@ macro_rules! say {
     ($out:expr, $($arg:tt)*) => { let _ = writeln!($out, $($arg)*); };
 }
 
-fn declaration(error: aep_sdk::Error) -> HostError {
+pub(crate) fn declaration(error: aep_sdk::Error) -> HostError {
     HostError::new(
         ErrorCode::ConfigurationInvalid,
         format!("in-process extension: {error}"),
     )
 }
 
-/// Runs the demo, printing to `out`.
+/// Runs the demo with [`DemoOptions::from_env`], printing to `out`.
 pub async fn run(out: Out<'_>) -> Result<DemoReport> {
+    run_with(out, DemoOptions::from_env()).await
+}
+
+/// Runs the demo, printing to `out`.
+pub async fn run_with(out: Out<'_>, options: DemoOptions) -> Result<DemoReport> {
     let started = Instant::now();
     say!(
         out,
@@ -71,21 +105,33 @@ pub async fn run(out: Out<'_>) -> Result<DemoReport> {
     say!(out, "[1/5] Starting extensions in-process");
     let utilities =
         LocalExtension::start(aep_utilities::Utilities.into_extension().map_err(declaration)?).await?;
-    let model = LocalExtension::start(scripted_extension("hash.compute").map_err(declaration)?).await?;
+    let mut notes = Vec::new();
+    let model = match model::choose(&options, &mut notes).await {
+        Ok(model) => model,
+        Err(error) => {
+            utilities.stop().await;
+            return Err(error);
+        }
+    };
     say!(
         out,
-        "  {UTILITIES_ID:<20} {}  (extensions/utilities: hashing, JSON and text tools over MCP)",
+        "  {UTILITIES_ID:<32} {}  (extensions/utilities: hashing, JSON and text tools over MCP)",
         utilities.base_url
     );
     say!(
         out,
-        "  {SCRIPTED_EXTENSION_ID:<20} {}  (a scripted model that calls hash.compute)",
-        model.base_url
+        "  {:<32} {}  ({})",
+        model.reference.extension,
+        model.server.base_url,
+        model.what
     );
+    for note in notes {
+        say!(out, "  note: {note}");
+    }
 
     let result = walk(out, &utilities, &model).await;
     utilities.stop().await;
-    model.stop().await;
+    model.server.stop().await;
     if let Ok(report) = &result {
         say!(out);
         say!(
@@ -101,7 +147,7 @@ pub async fn run(out: Out<'_>) -> Result<DemoReport> {
     result
 }
 
-async fn walk(out: Out<'_>, utilities: &LocalExtension, model: &LocalExtension) -> Result<DemoReport> {
+async fn walk(out: Out<'_>, utilities: &LocalExtension, model: &model::ModelChoice) -> Result<DemoReport> {
     let revision = ProtocolVersion::LATEST;
     say!(out);
     say!(
@@ -111,9 +157,9 @@ async fn walk(out: Out<'_>, utilities: &LocalExtension, model: &LocalExtension) 
     );
     let mut registry = Registry::new();
     registry.register(UTILITIES_ID, &utilities.base_url, revision)?;
-    registry.register(SCRIPTED_EXTENSION_ID, &model.base_url, revision)?;
+    registry.register(&model.reference.extension, &model.server.base_url, revision)?;
     let registry = Arc::new(registry);
-    for id in [UTILITIES_ID, SCRIPTED_EXTENSION_ID] {
+    for id in [UTILITIES_ID, model.reference.extension.as_str()] {
         let manifest = registry.manifest(id).await?;
         let _ = render::manifest(out, &manifest);
     }
@@ -193,7 +239,7 @@ async fn walk(out: Out<'_>, utilities: &LocalExtension, model: &LocalExtension) 
     );
 
     say!(out);
-    let reference = ModelRef::new(SCRIPTED_EXTENSION_ID, SCRIPTED_PROVIDER_ID, SCRIPTED_MODEL_ID);
+    let reference = model.reference.clone();
     say!(
         out,
         "[5/5] Streamed chat with a tool round trip (model {reference})"
@@ -207,7 +253,9 @@ async fn walk(out: Out<'_>, utilities: &LocalExtension, model: &LocalExtension) 
         let mut forward = |event: &AgentEvent| {
             let _ = printer.print(&mut *out, event);
         };
-        agent.run(vec![Message::user(prompt)], &mut forward).await?
+        let mut messages: Vec<Message> = model.system.map(Message::system).into_iter().collect();
+        messages.push(Message::user(prompt));
+        agent.run(messages, &mut forward).await?
     };
     say!(
         out,
