@@ -152,13 +152,43 @@ async fn aep_descriptor_invalid_a_manifest_that_breaks_the_rules() {
 
 #[tokio::test]
 async fn aep_tool_not_found_a_contribution_the_extension_does_not_have() {
-    let (server, _) = utilities().await;
+    let (server, counts) = utilities().await;
     let error = resolve_aep("aep.utilities", &server.base_url, "hash.sha512").await;
     assert_eq!(error.code, ErrorCode::AepToolNotFound, "{error}");
     assert!(
         error.message.contains("hash.compute, json.compact"),
         "lists what exists: {error}"
     );
+    assert_eq!(
+        counts.get("http:GET /.well-known/aep"),
+        2,
+        "discovered again once before failing"
+    );
+}
+
+#[tokio::test]
+async fn a_contribution_added_by_a_redeployed_extension_is_found_by_discovering_again() {
+    let tool = |id: &str, mcp_tool: &str| json!({"id": id, "displayName": id, "mcp": {"server": "utilities", "tool": mcp_tool}});
+    let old = manifest_with_tools("acme.grow", "2026-08-01", json!([tool("hash", "hash_compute")]));
+    let new = manifest_with_tools(
+        "acme.grow",
+        "2026-08-01",
+        json!([tool("hash", "hash_compute"), tool("stats", "text_stats")]),
+    );
+    let switch = common::Switch::new(manifest_router(old, Some(utilities_router())));
+    let server = spawn(switch.router()).await;
+    let mut registry = Registry::new();
+    registry.register("acme.grow", &server.base_url, LATEST).unwrap();
+    let catalog = catalog(registry);
+    catalog
+        .add(ToolResource::aep("hash", "acme.grow", "hash"))
+        .unwrap();
+    catalog
+        .add(ToolResource::aep("stats", "acme.grow", "stats"))
+        .unwrap();
+    catalog.resolve("hash").await.unwrap();
+    switch.replace(manifest_router(new, Some(utilities_router())));
+    assert_eq!(catalog.resolve("stats").await.unwrap().display_name, "stats");
 }
 
 #[tokio::test]

@@ -12,7 +12,7 @@
 //! | `protocol_incompatible` | the extension does not serve the registered revision exactly |
 //! | `aep_descriptor_invalid` | the manifest breaks a rule of spec section 1 |
 //! | `extension_identity_mismatch` | the manifest's id is not the registered id |
-//! | `aep_tool_not_found` | the manifest has no such tool contribution |
+//! | `aep_tool_not_found` | the manifest (discovered again once) has no such tool contribution |
 //! | `aep_mcp_server_not_found` | the contribution names an MCP server the manifest does not declare |
 //! | `endpoint_invalid` | an MCP URL is not HTTP(S) or carries credentials |
 //! | `mcp_tool_not_found` | the server's `tools/list` (refreshed once) has no such tool |

@@ -39,7 +39,16 @@ async fn resolve_aep(
     contribution_id: &str,
 ) -> Result<AgentTool> {
     let entry = registry.entry(extension)?;
-    let manifest = registry.manifest(extension).await?;
+    let mut manifest = registry.manifest(extension).await?;
+    if !manifest
+        .contributions
+        .tools
+        .iter()
+        .any(|t| t.id == contribution_id)
+    {
+        // The extension may have been redeployed with the contribution since discovery.
+        manifest = registry.refresh(extension, &manifest).await?;
+    }
     let Some(contribution) = manifest
         .contributions
         .tools

@@ -2,8 +2,9 @@
 //! configuration), discovery with exact protocol negotiation, manifest validation and
 //! the identity check.
 //!
-//! A manifest is fetched once per extension and kept; [`Registry::forget`] drops it so
-//! the next use discovers again. Concurrent users of one extension share one discovery.
+//! A manifest is fetched once per extension and kept; [`Registry::refresh`] fetches it
+//! again (the catalog does so once when a contribution is missing) and
+//! [`Registry::forget`] drops it. Concurrent users of one extension share one discovery.
 
 mod discovery;
 mod entry;
@@ -101,6 +102,23 @@ impl Registry {
         let mut slot = registered.manifest.lock().await;
         if let Some(manifest) = slot.as_ref() {
             return Ok(manifest.clone());
+        }
+        let manifest = Arc::new(discover(&registered.entry).await?);
+        *slot = Some(manifest.clone());
+        Ok(manifest)
+    }
+
+    /// Discovers `id` again, unless another caller already replaced `seen` (the manifest
+    /// this caller found lacking), in which case that newer manifest is returned.
+    pub async fn refresh(&self, id: &str, seen: &Arc<Manifest>) -> Result<Arc<Manifest>> {
+        let Some(registered) = self.entries.get(id) else {
+            return Err(not_registered(id));
+        };
+        let mut slot = registered.manifest.lock().await;
+        if let Some(current) = slot.as_ref()
+            && !Arc::ptr_eq(current, seen)
+        {
+            return Ok(current.clone());
         }
         let manifest = Arc::new(discover(&registered.entry).await?);
         *slot = Some(manifest.clone());
