@@ -236,6 +236,7 @@ async fn mcp_tool_not_found_a_mapping_or_direct_reference_to_a_missing_tool() {
 async fn endpoint_invalid_urls_that_are_not_http_or_carry_credentials() {
     for url in [
         "http://user:secret@127.0.0.1:1/mcp",
+        "ftp://user:secret@127.0.0.1/mcp",
         "ftp://127.0.0.1/mcp",
         "127.0.0.1:1/mcp",
     ] {
@@ -248,11 +249,16 @@ async fn endpoint_invalid_urls_that_are_not_http_or_carry_credentials() {
     }
     for flag in [
         "x=ftp://127.0.0.1:1",
-        "x=http://admin:pw@127.0.0.1:1",
+        "x=http://admin:secret@127.0.0.1:1",
+        "x=ftp://admin:secret@127.0.0.1:1",
         "x=not a url",
     ] {
         let error = ExtensionEntry::parse_flag(flag, LATEST).unwrap_err();
         assert_eq!(error.code, ErrorCode::EndpointInvalid, "{flag}: {error}");
+        assert!(
+            !error.message.contains("secret"),
+            "credentials are not echoed: {error}"
+        );
     }
 }
 

@@ -8,7 +8,7 @@ use super::agent_tool::{AgentTool, Presentation, ToolOrigin};
 use super::resource::{ToolResource, ToolSource};
 use crate::error::{ErrorCode, HostError, Result};
 use crate::mcp::McpPool;
-use crate::registry::Registry;
+use crate::registry::{Registry, describe_endpoint_error};
 
 pub(crate) async fn resolve(
     registry: &Registry,
@@ -129,7 +129,11 @@ async fn resolve_direct(pool: &McpPool, resource: &ToolResource, url: &str, name
     let url = parse_base_url(url).map_err(|e| {
         HostError::new(
             ErrorCode::EndpointInvalid,
-            format!("tool '{}': MCP server URL: {e}", resource.id),
+            format!(
+                "tool '{}': MCP server URL {}",
+                resource.id,
+                describe_endpoint_error(url, &e)
+            ),
         )
         .with_target(&resource.id)
     })?;

@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use aep_sdk::client::Client;
 use aep_sdk::protocol::ProtocolVersion;
-use aep_sdk::validate::parse_base_url;
+use aep_sdk::validate::{EndpointError, parse_base_url};
 use url::Url;
 
 use crate::error::{ErrorCode, HostError, Result};
@@ -43,7 +43,10 @@ impl ExtensionEntry {
         let base_url = parse_base_url(base_url).map_err(|e| {
             HostError::new(
                 ErrorCode::EndpointInvalid,
-                format!("extension '{id}': base URL: {e}"),
+                format!(
+                    "extension '{id}': base URL {}",
+                    describe_endpoint_error(base_url, &e)
+                ),
             )
             .with_target(id)
         })?;
@@ -91,4 +94,31 @@ impl ExtensionEntry {
 pub fn parse_revision(text: &str) -> Result<ProtocolVersion> {
     ProtocolVersion::from_wire(text)
         .map_err(|e| HostError::new(ErrorCode::ConfigurationInvalid, e.to_string()))
+}
+
+/// Says why `url` was refused without repeating any credentials it carries.
+pub fn describe_endpoint_error(url: &str, error: &EndpointError) -> String {
+    let shown = redact(url);
+    match error {
+        EndpointError::Empty => "is empty".to_owned(),
+        EndpointError::Invalid(_) => format!("'{shown}' is not an absolute URL"),
+        EndpointError::Scheme(_) => format!("'{shown}' must use http or https"),
+        EndpointError::Credentials => format!("'{shown}' must not carry credentials (user info)"),
+    }
+}
+
+/// `url` with any user name and password replaced by `***`.
+fn redact(url: &str) -> String {
+    match url::Url::parse(url) {
+        Ok(mut parsed) if !parsed.username().is_empty() || parsed.password().is_some() => {
+            let _ = parsed.set_username("***");
+            let _ = parsed.set_password(None);
+            parsed.to_string()
+        }
+        Ok(_) => url.to_owned(),
+        Err(_) => match url.rsplit_once('@') {
+            Some((_, host)) => format!("***@{host}"),
+            None => url.to_owned(),
+        },
+    }
 }

@@ -16,7 +16,7 @@ use aep_sdk::protocol::{Manifest, ProtocolVersion};
 use tokio::sync::Mutex;
 
 pub use discovery::discover;
-pub use entry::{CONNECT_TIMEOUT, ExtensionEntry, READ_TIMEOUT, parse_revision};
+pub use entry::{CONNECT_TIMEOUT, ExtensionEntry, READ_TIMEOUT, describe_endpoint_error, parse_revision};
 
 use crate::config::HostConfig;
 use crate::error::{ErrorCode, HostError, Result};
