@@ -11,7 +11,8 @@
 //! - [`models`]: model-provider references and chat through the canonical client;
 //! - [`agent`]: the chat-with-tools loop;
 //! - [`demo`]: the self-contained walk-through behind `aep-host demo`;
-//! - [`config`]: the TOML host configuration; [`cli`]: the command line.
+//! - [`config`]: the TOML host configuration; [`cli`]: the command line; [`render`]:
+//!   printing for people.
 //!
 //! ```no_run
 //! # async fn run() -> Result<(), aep_host::HostError> {
@@ -39,6 +40,7 @@ pub mod invoke;
 pub mod mcp;
 pub mod models;
 pub mod registry;
+pub mod render;
 
 pub use error::{ErrorCode, HostError};
 

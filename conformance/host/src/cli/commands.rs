@@ -5,12 +5,12 @@ use std::process::ExitCode;
 use aep_sdk::protocol::Message;
 use serde_json::Value;
 
-use super::render::{self, EventPrinter, Out};
 use super::{Cli, Command, Host};
 use crate::agent::{Agent, AgentEvent, AgentStop};
 use crate::demo::DemoOptions;
 use crate::error::{ErrorCode, HostError, Result};
 use crate::registry::{ExtensionEntry, discover, parse_revision};
+use crate::render::{self, EventPrinter, Out};
 
 macro_rules! say {
     ($out:expr) => { let _ = writeln!($out); };

@@ -6,7 +6,6 @@
 
 mod commands;
 mod host;
-pub mod render;
 
 use std::path::PathBuf;
 use std::process::ExitCode;

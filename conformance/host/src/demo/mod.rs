@@ -28,10 +28,10 @@ pub use serve::LocalExtension;
 
 use crate::agent::{Agent, AgentEvent, AgentStop};
 use crate::catalog::{Catalog, ToolResource};
-use crate::cli::render::{self, EventPrinter, Out};
 use crate::error::{ErrorCode, HostError, Result};
 use crate::mcp::{McpPool, PoolStats};
 use crate::registry::Registry;
+use crate::render::{self, EventPrinter, Out};
 
 /// Extension id of the bundled utilities extension.
 pub const UTILITIES_ID: &str = "aep.utilities";
