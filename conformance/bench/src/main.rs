@@ -29,6 +29,8 @@ enum Command {
     Latency,
     /// 3. MCP tools/call throughput.
     Mcp,
+    /// 4. Ollama proxy overhead.
+    Ollama,
     /// 5. memory (and 7. per-stream memory).
     Memory,
     /// 1,000 x 1,000 streams without loss.
@@ -73,6 +75,10 @@ async fn main() {
     if all || matches!(cli.command, Command::Mcp) {
         eprintln!("measuring 3. MCP tool calls ...");
         rows.extend(measure::mcp::rows().await);
+    }
+    if all || matches!(cli.command, Command::Ollama) {
+        eprintln!("measuring 4. Ollama proxy overhead ...");
+        rows.extend(measure::ollama::rows().await);
     }
     if all || matches!(cli.command, Command::Memory) {
         eprintln!("measuring 5. memory ...");

@@ -6,6 +6,7 @@ pub mod latency;
 pub mod load;
 pub mod mcp;
 pub mod memory;
+pub mod ollama;
 pub mod stream;
 
 use std::time::{Duration, Instant};

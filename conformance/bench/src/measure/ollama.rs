@@ -1,0 +1,250 @@
+//! 4. Ollama proxy overhead: the Ollama extension in front of the fake Ollama, against a
+//!    client talking to the fake directly (reading the same NDJSON stream the extension
+//!    reads). Added latency, time to first token, inter-frame gaps with a paced upstream,
+//!    forwarded chunks/s with an unpaced one, and disconnect propagation.
+
+use std::time::{Duration, Instant};
+
+use aep_ollama::OllamaExtension;
+use aep_ollama::config::OllamaConfig;
+use aep_sdk::protocol::{ChatRequest, Message};
+use aep_sdk::server::AepExtension;
+use fake_ollama::{FakeOllama, Reply};
+use futures::StreamExt;
+use serde_json::json;
+
+use super::{ROUNDS, http, interleave};
+use crate::report::Row;
+use crate::stats::percentile;
+
+const MODEL: &str = "llama3.2:latest";
+
+struct Setup {
+    fake: FakeOllama,
+    proxy: aep_sdk::testing::TestServer,
+    client: reqwest::Client,
+}
+
+async fn setup() -> Setup {
+    let fake = FakeOllama::start().await;
+    let config = OllamaConfig::with_url(&fake.base_url()).expect("fake URL");
+    let extension = OllamaExtension::new(config)
+        .expect("extension")
+        .into_extension()
+        .expect("valid declaration");
+    let proxy = aep_sdk::testing::spawn(extension.router()).await;
+    Setup {
+        fake,
+        proxy,
+        client: http(),
+    }
+}
+
+/// One answer through the proxy; returns (time to first text, frame arrival times, total).
+async fn via_proxy(s: &Setup, stream: bool) -> (Duration, Vec<Instant>, Duration) {
+    let request = ChatRequest::new(MODEL, vec![Message::user("hello there")]);
+    let path = if stream { "chat/stream" } else { "chat" };
+    let start = Instant::now();
+    let response = s
+        .client
+        .post(format!("{}/aep/model-providers/ollama/{path}", s.proxy.base_url))
+        .json(&request)
+        .send()
+        .await
+        .expect("proxy request");
+    assert!(
+        response.status().is_success(),
+        "proxy answered {}",
+        response.status()
+    );
+    frames(response, start, b"data: {\"contents\":[{\"kind\":\"text\"").await
+}
+
+/// The same answer straight from the fake, as the extension asks for it.
+async fn direct(s: &Setup) -> (Duration, Vec<Instant>, Duration) {
+    let body =
+        json!({"model": MODEL, "messages": [{"role": "user", "content": "hello there"}], "stream": true});
+    let start = Instant::now();
+    let response = s
+        .client
+        .post(format!("{}/api/chat", s.fake.base_url()))
+        .json(&body)
+        .send()
+        .await
+        .expect("direct");
+    assert!(response.status().is_success());
+    frames(response, start, b"{\"model\"").await
+}
+
+/// Reads a framed body (SSE events or NDJSON lines), noting when each frame arrived.
+async fn frames(
+    response: reqwest::Response,
+    start: Instant,
+    first_text: &[u8],
+) -> (Duration, Vec<Instant>, Duration) {
+    let mut first = None;
+    let mut arrivals = Vec::new();
+    let mut body = response.bytes_stream();
+    while let Some(chunk) = body.next().await {
+        let chunk = chunk.expect("body");
+        let now = Instant::now();
+        if first.is_none() && chunk.windows(first_text.len()).any(|w| w == first_text) {
+            first = Some(now - start);
+        }
+        arrivals.push(now);
+    }
+    (
+        first.unwrap_or_else(|| start.elapsed()),
+        arrivals,
+        start.elapsed(),
+    )
+}
+
+fn micros(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e6
+}
+
+fn gaps(arrivals: &[Instant]) -> Vec<f64> {
+    arrivals.windows(2).map(|w| micros(w[1] - w[0])).collect()
+}
+
+pub async fn rows() -> Vec<Row> {
+    let s = setup().await;
+    let mut rows = Vec::new();
+
+    // Added latency and time to first token, short answers, concurrency 1.
+    s.fake.set_default_reply(Some(Reply::text("hello there friend")));
+    for _ in 0..20 {
+        via_proxy(&s, false).await;
+        direct(&s).await;
+    }
+    let (via, dir) = interleave(ROUNDS, |use_proxy| {
+        let s = &s;
+        async move {
+            let mut totals = Vec::new();
+            let mut ttft = Vec::new();
+            for _ in 0..200 {
+                let (first, _, total) = if use_proxy {
+                    via_proxy(s, false).await
+                } else {
+                    direct(s).await
+                };
+                totals.push(micros(total));
+                if use_proxy {
+                    let (first, _, _) = via_proxy(s, true).await;
+                    ttft.push(micros(first));
+                } else {
+                    ttft.push(micros(first));
+                }
+            }
+            s.fake.clear_requests();
+            (
+                percentile(&totals, 50.0),
+                percentile(&totals, 99.0),
+                percentile(&ttft, 50.0),
+            )
+        }
+    })
+    .await;
+    let added = |i: usize| -> Vec<f64> {
+        via.iter()
+            .zip(&dir)
+            .map(|(v, d)| [v.0 - d.0, v.1 - d.1, v.2 - d.2][i] / 1000.0)
+            .collect()
+    };
+    for (i, name) in [
+        (0, "4. added latency, non-streamed chat p50"),
+        (1, "4. added latency, non-streamed chat p99"),
+    ] {
+        let row = Row::single(name, "ms", &added(i));
+        let note = format!("{:.3} ms below the 1 ms goal", 1.0 - row.sdk.median);
+        rows.push(row.value_at_most(1.0, "<= 1 ms").note(note));
+    }
+    rows.push(Row::single("4. added time to first token (p50)", "ms", &added(2)));
+
+    // Inter-frame gaps with a paced upstream: 64 deltas 20 ms apart.
+    let paced = Reply::deltas((0..64).map(|i| format!("t{i} "))).chunk_delay(Duration::from_millis(20));
+    let (via_gaps, dir_gaps) = interleave(3, |use_proxy| {
+        let s = &s;
+        let paced = paced.clone();
+        async move {
+            s.fake.set_default_reply(Some(paced));
+            let (_, arrivals, _) = if use_proxy {
+                via_proxy(s, true).await
+            } else {
+                direct(s).await
+            };
+            percentile(&gaps(&arrivals), 99.0) / 1000.0
+        }
+    })
+    .await;
+    rows.push(
+        Row::compare(
+            "4. inter-frame gap p99, paced upstream (20 ms)",
+            "ms",
+            &via_gaps,
+            &dir_gaps,
+        )
+        .note("added gap = SDK - baseline"),
+    );
+
+    // Forwarded chunks/s with an unpaced upstream.
+    let unpaced = Reply::deltas((0..5000).map(|i| format!("t{i} ")));
+    s.fake.set_default_reply(Some(unpaced));
+    let (via_rate, dir_rate) = interleave(ROUNDS, |use_proxy| {
+        let s = &s;
+        async move {
+            let start = Instant::now();
+            if use_proxy {
+                via_proxy(s, true).await
+            } else {
+                direct(s).await
+            };
+            s.fake.clear_requests();
+            5000.0 / start.elapsed().as_secs_f64()
+        }
+    })
+    .await;
+    rows.push(
+        Row::compare(
+            "4. forwarded chunks/s, unpaced upstream",
+            "chunks/s",
+            &via_rate,
+            &dir_rate,
+        )
+        .ratio_at_least(0.9),
+    );
+
+    // Disconnect propagation: drop the AEP stream, time until the fake sees its socket close.
+    s.fake.set_default_reply(Some(
+        Reply::deltas((0..1000).map(|i| format!("t{i} "))).chunk_delay(Duration::from_millis(5)),
+    ));
+    let mut propagation = Vec::new();
+    let client = aep_sdk::client::Client::new(&s.proxy.base_url).expect("client");
+    for _ in 0..5 {
+        let before = s.fake.disconnects().len();
+        let request = ChatRequest::new(MODEL, vec![Message::user("go")]);
+        let mut stream = client.chat_stream("ollama", &request).await.expect("stream");
+        for _ in 0..3 {
+            let _ = stream.next().await;
+        }
+        let dropped_at = Instant::now();
+        drop(stream);
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while s.fake.disconnects().len() == before && Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
+        let seen = s.fake.disconnects().last().map(|d| d.at).unwrap_or(deadline);
+        propagation.push(micros(seen.saturating_duration_since(dropped_at)) / 1000.0);
+    }
+    rows.push(
+        Row::single(
+            "4. disconnect propagation (client drop -> upstream closed)",
+            "ms",
+            &propagation,
+        )
+        .value_at_most(1000.0, "<= 1 s"),
+    );
+    s.fake.set_default_reply(None);
+    rows
+}
