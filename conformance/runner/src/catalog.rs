@@ -307,7 +307,7 @@ pub fn matches(pattern: &str, id: &str) -> bool {
 }
 
 /// Patterns that select no check at all (to report typos).
-pub fn unknown_patterns<'a>(patterns: &'a [String]) -> Vec<&'a str> {
+pub fn unknown_patterns(patterns: &[String]) -> Vec<&str> {
     patterns
         .iter()
         .map(String::as_str)

@@ -108,6 +108,18 @@ pub(crate) struct ChatCapture {
     pub(crate) response: Result<ChatResponse, String>,
 }
 
+impl ChatCapture {
+    /// The answer when it is a ChatResponse with at least one message (what
+    /// `3.provider.chat` requires), or why not.
+    pub(crate) fn usable(&self) -> Result<&ChatResponse, String> {
+        match &self.response {
+            Err(error) => Err(error.clone()),
+            Ok(response) if response.messages.is_empty() => Err("the answer holds no message".to_owned()),
+            Ok(response) => Ok(response),
+        }
+    }
+}
+
 /// How reading a stream ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum StreamEnd {

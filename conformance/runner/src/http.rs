@@ -37,7 +37,9 @@ impl Http {
     pub(crate) fn new(base: Url, token: Option<String>, timeout: Duration) -> Result<Self, String> {
         let client = reqwest::Client::builder()
             .connect_timeout(Duration::from_secs(10))
-            .pool_idle_timeout(Duration::from_secs(5))
+            // No connection reuse: a server may close a connection after an error answer
+            // (e.g. a 413 before the body was read), and a reused one then fails.
+            .pool_max_idle_per_host(0)
             .build()
             .map_err(|e| format!("cannot build an HTTP client: {e}"))?;
         Ok(Self {

@@ -60,6 +60,7 @@ mod ctx;
 mod http;
 mod mcp;
 mod options;
+mod rawhttp;
 mod rawjson;
 mod render;
 mod report;

@@ -4,13 +4,14 @@
 use std::time::Duration;
 
 use bytes::Bytes;
+use reqwest::Method;
 use reqwest::header;
-use reqwest::{Method, StatusCode};
 use serde_json::json;
 
 use super::{Findings, Verdict, need};
 use crate::ctx::{Ctx, PROMPT, Target, chat_body};
 use crate::http::Http;
+use crate::rawhttp;
 
 /// Size of the oversized body: past the 16 MiB limit of the reference.
 pub(crate) const OVERSIZED_BYTES: usize = 16 * 1024 * 1024 + 256 * 1024;
@@ -120,65 +121,87 @@ pub(crate) async fn bad_body(ctx: &mut Ctx, kind: BadBody) -> Verdict {
     findings.verdict()
 }
 
-/// `4.errors.oversized`: a valid-looking request whose body is streamed past 16 MiB.
+/// `4.errors.oversized`: a valid-looking request whose body is streamed past 16 MiB,
+/// once with a declared `Content-Length` and once chunked (the server has to count).
+/// Over plain `http` the exchange uses a raw socket, so that an answer sent before the
+/// body was read is still seen; over `https` it goes through reqwest.
 pub(crate) async fn oversized(ctx: &mut Ctx) -> Verdict {
     let target = need!(ctx.first_target().await);
     let Some(tail) = chat_routes(&target).first().copied() else {
         return Verdict::Skip("the provider declares neither chat nor streaming".to_owned());
     };
     let path = Http::provider_path(target.id(), tail);
-    let url = ctx.http.url(&path);
-    let head = format!(
+    let url = match url::Url::parse(&ctx.http.url(&path)) {
+        Ok(url) => url,
+        Err(error) => return Verdict::fail(format!("{path}: {error}")),
+    };
+    let head = Bytes::from(format!(
         "{{\"model\":{},\"messages\":[{{\"role\":\"user\",\"contents\":[{{\"kind\":\"text\",\"text\":\"hi\"}}]}}],\"metadata\":{{\"padding\":\"",
         json!(target.model)
-    );
+    ));
     const CHUNK: usize = 64 * 1024;
-    let filler = Bytes::from(vec![b'a'; CHUNK]);
+    let fill = Bytes::from(vec![b'a'; CHUNK]);
     let count = OVERSIZED_BYTES / CHUNK + 1;
-    let chunks = std::iter::once(Bytes::from(head.into_bytes()))
-        .chain(std::iter::repeat_n(filler, count))
-        .chain(std::iter::once(Bytes::from_static(b"\"}}")))
+    let tail = Bytes::from_static(b"\"}}");
+    let bound = ctx.http.timeout.max(Duration::from_secs(30));
+    let mut findings = Findings::default();
+    for framing in [rawhttp::Framing::Length, rawhttp::Framing::Chunked] {
+        let parts = (head.clone(), fill.clone(), count, tail.clone());
+        let label = match framing {
+            rawhttp::Framing::Length => "with Content-Length",
+            rawhttp::Framing::Chunked => "chunked",
+        };
+        if url.scheme() != "http" && framing == rawhttp::Framing::Length {
+            continue;
+        }
+        // A connection reset can destroy an answer before it is read; such an attempt
+        // says nothing about the answer, so it is repeated (up to three attempts).
+        let mut answer = Err(String::new());
+        for _ in 0..3 {
+            answer = if url.scheme() == "http" {
+                rawhttp::post_streamed(&url, ctx.http.token.as_deref(), framing, parts.clone(), bound).await
+            } else {
+                through_reqwest(ctx, &url, parts.clone(), bound).await
+            };
+            if answer.is_ok() {
+                break;
+            }
+        }
+        findings.check(match answer {
+            Err(error) => Err(format!(
+                "POST {path} ({label}, {OVERSIZED_BYTES} bytes): no answer: {error}"
+            )),
+            Ok(answer) => answer
+                .client_error()
+                .map(|code| format!("POST {path} ({label}): {} {code}", answer.status.as_u16()))
+                .map_err(|e| format!("POST {path} ({label}, {OVERSIZED_BYTES} bytes): {e}")),
+        });
+    }
+    findings.verdict()
+}
+
+async fn through_reqwest(
+    ctx: &Ctx,
+    url: &url::Url,
+    (head, fill, count, tail): (Bytes, Bytes, usize, Bytes),
+    bound: Duration,
+) -> Result<crate::http::Answer, String> {
+    let chunks = std::iter::once(head)
+        .chain(std::iter::repeat_n(fill, count))
+        .chain(std::iter::once(tail))
         .map(Ok::<Bytes, std::io::Error>);
-    let body = reqwest::Body::wrap_stream(futures::stream::iter(chunks));
     let request = ctx
         .http
-        .request(Method::POST, &url)
+        .request(Method::POST, url.as_str())
         .header(header::CONTENT_TYPE, "application/json")
-        .body(body);
-    let bound = ctx.http.timeout.max(Duration::from_secs(30));
-    let answer = match tokio::time::timeout(bound, async {
+        .body(reqwest::Body::wrap_stream(futures::stream::iter(chunks)));
+    tokio::time::timeout(bound, async {
         let response = request
             .send()
             .await
-            .map_err(|e| crate::http::describe_error(&url, &e))?;
-        crate::http::read_answer(response, &url).await
+            .map_err(|e| crate::http::describe_error(url.as_str(), &e))?;
+        crate::http::read_answer(response, url.as_str()).await
     })
     .await
-    {
-        Ok(Ok(answer)) => answer,
-        Ok(Err(error)) => {
-            return Verdict::fail(format!(
-                "POST {path} with a {} MiB body: no answer ({error})",
-                OVERSIZED_BYTES / (1024 * 1024)
-            ));
-        }
-        Err(_) => {
-            return Verdict::fail(format!(
-                "POST {path} with an oversized body: no answer within {bound:?}"
-            ));
-        }
-    };
-    match answer.client_error() {
-        Ok(code) if answer.status == StatusCode::PAYLOAD_TOO_LARGE => {
-            Verdict::Pass(vec![format!("POST {path}: 413 {code}")])
-        }
-        Ok(code) => Verdict::Pass(vec![format!(
-            "POST {path}: {} {code} (413 is the usual status)",
-            answer.status.as_u16()
-        )]),
-        Err(error) => Verdict::fail(format!(
-            "POST {path} with a {}-byte body: {error}",
-            OVERSIZED_BYTES
-        )),
-    }
+    .map_err(|_| format!("no answer within {bound:?}"))?
 }

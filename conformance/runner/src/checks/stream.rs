@@ -320,7 +320,7 @@ pub(crate) async fn matches_chat(ctx: &mut Ctx) -> Verdict {
             continue;
         };
         let chat = ctx.chat(&target).await;
-        let Some(response) = chat.as_ref().as_ref().ok().and_then(|c| c.response.as_ref().ok()) else {
+        let Some(response) = chat.as_ref().as_ref().ok().and_then(|c| c.usable().ok()) else {
             findings.skip(format!(
                 "no usable /chat answer from '{}' (see 3.provider.chat)",
                 target.id()
@@ -351,8 +351,35 @@ const ROLES: [&str; 4] = ["system", "user", "assistant", "tool"];
 const KINDS: [&str; 6] = ["text", "image", "file", "structured", "toolCall", "toolResult"];
 const FINISH: [&str; 6] = ["stop", "length", "toolCalls", "contentFilter", "error", "other"];
 
+fn items(list: Option<&Value>) -> impl Iterator<Item = (usize, &Value)> {
+    list.and_then(Value::as_array).into_iter().flatten().enumerate()
+}
+
 fn enum_problems(where_: &str, value: &Value, out: &mut Vec<String>) {
-    let mut check = |path: String, found: Option<&Value>, allowed: &[&str]| {
+    let mut members: Vec<(String, Option<&Value>, &[&str])> = vec![
+        ("finishReason".to_owned(), value.get("finishReason"), &FINISH),
+        ("role".to_owned(), value.get("role"), &ROLES),
+    ];
+    for (i, content) in items(value.get("contents")) {
+        members.push((format!("contents[{i}].kind"), content.get("kind"), &KINDS));
+    }
+    for (m, message) in value
+        .get("messages")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
+        members.push((format!("messages[{m}].role"), message.get("role"), &ROLES));
+        for (i, content) in items(message.get("contents")) {
+            members.push((
+                format!("messages[{m}].contents[{i}].kind"),
+                content.get("kind"),
+                &KINDS,
+            ));
+        }
+    }
+    for (path, found, allowed) in members {
         if let Some(found) = found.filter(|f| !f.is_null())
             && !found.as_str().is_some_and(|s| allowed.contains(&s))
         {
@@ -361,30 +388,6 @@ fn enum_problems(where_: &str, value: &Value, out: &mut Vec<String>) {
                 allowed.join("|")
             ));
         }
-    };
-    check("finishReason".to_owned(), value.get("finishReason"), &FINISH);
-    check("role".to_owned(), value.get("role"), &ROLES);
-    let kinds =
-        |contents: Option<&Value>, prefix: &str, check: &mut dyn FnMut(String, Option<&Value>, &[&str])| {
-            for (i, content) in contents
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .enumerate()
-            {
-                check(format!("{prefix}contents[{i}].kind"), content.get("kind"), &KINDS);
-            }
-        };
-    kinds(value.get("contents"), "", &mut check);
-    for (m, message) in value
-        .get("messages")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .enumerate()
-    {
-        check(format!("messages[{m}].role"), message.get("role"), &ROLES);
-        kinds(message.get("contents"), &format!("messages[{m}]."), &mut check);
     }
 }
 
