@@ -49,6 +49,11 @@ pub(crate) struct Settings {
 /// assert!(manifest.capabilities.contains_key("aep.health"));
 /// let _router: axum::Router = extension.router();
 /// ```
+///
+/// Clones are cheap and share their state (the [`Extension::open_streams`] counter and
+/// the shutdown token): keep one to watch the server that
+/// [`Extension::serve_listener`] runs with the other.
+#[derive(Clone)]
 pub struct Extension {
     manifest: Manifest,
     shared: Arc<Shared>,

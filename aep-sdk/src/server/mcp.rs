@@ -40,6 +40,7 @@ impl Default for McpAccess {
 
 type Mount = dyn Fn(&McpAccess, CancellationToken) -> Router + Send + Sync;
 
+#[derive(Clone)]
 pub(crate) struct McpMount {
     pub(crate) id: String,
     pub(crate) path: String,
