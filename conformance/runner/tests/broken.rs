@@ -137,3 +137,29 @@ async fn recommended_checks_warn_without_strict() {
         Some(Status::Warned)
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bearer_token_is_sent_on_every_request_mcp_included() {
+    use axum::extract::Request;
+    use axum::middleware::Next;
+    let guarded = broken::corrupt::hook(Reference::router(), |request: Request, next: Next| async move {
+        let authorized = request
+            .headers()
+            .get(http::header::AUTHORIZATION)
+            .is_some_and(|v| v == "Bearer s3cret");
+        if !authorized {
+            return broken::corrupt::aep_error(401, "unauthorized");
+        }
+        next.run(request).await
+    });
+    let server = spawn(guarded).await;
+    let with_token = Options {
+        bearer_token: Some("s3cret".into()),
+        ..strict()
+    };
+    let report = check_with(&server.base_url, &with_token).await;
+    report.assert_success();
+    assert!(report.skipped().is_empty(), "{}", report.to_table(false));
+    let without = check_with(&server.base_url, &strict()).await;
+    assert!(failed(&without).contains("1.discovery.v1"));
+}

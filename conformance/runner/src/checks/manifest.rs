@@ -129,6 +129,14 @@ pub(crate) async fn rules(ctx: &mut Ctx, id: &str) -> Verdict {
                 .for_each(|p| problems.add(*revision, p));
         }
     }
+    if id == "1.manifest.capabilities"
+        && let Some(problem) = unadvertised_configuration(ctx, &manifests).await
+    {
+        let revisions: Vec<ProtocolVersion> = manifests.parsed.iter().map(|(r, _)| *r).collect();
+        revisions
+            .into_iter()
+            .for_each(|r| problems.add(r, problem.clone()));
+    }
     if checked > 0 && !applicable && problems.0.is_empty() {
         let what = match id {
             "1.manifest.providers" => "no model provider is declared",
@@ -138,6 +146,24 @@ pub(crate) async fn rules(ctx: &mut Ctx, id: &str) -> Verdict {
         return Verdict::Skip(what.to_owned());
     }
     problems.verdict(checked, "every rule holds")
+}
+
+/// `aep.configuration` must be advertised when there is an option set: when it is not,
+/// `GET /aep/configuration` must not list one.
+async fn unadvertised_configuration(ctx: &mut Ctx, manifests: &crate::ctx::Manifests) -> Option<String> {
+    let manifest = manifests.primary()?;
+    if manifest.capability(capability::CONFIGURATION).is_some() {
+        return None;
+    }
+    let answer = ctx.http.get(aep_sdk::protocol::paths::CONFIGURATION).await.ok()?;
+    let catalog = answer.ok_json().ok()?;
+    let count = catalog
+        .get("optionSets")
+        .and_then(Value::as_array)
+        .map_or(0, Vec::len);
+    (count > 0).then(|| {
+        format!("$.capabilities: aep.configuration is not advertised, but GET /aep/configuration lists {count} option set(s)")
+    })
 }
 
 /// `1.manifest.tools.no-schema`: the SDK's JSON rule, plus any member whose name

@@ -423,6 +423,14 @@ fn tools_capability_endpoint() -> Router {
     manifest_edit(|m| m["capabilities"]["aep.tools"]["endpoint"] = json!("/aep/tools"))
 }
 
+fn configuration_unadvertised() -> Router {
+    manifest_edit(|m| {
+        m["capabilities"]
+            .as_object_mut()
+            .map(|c| c.remove("aep.configuration"));
+    })
+}
+
 fn duplicate_provider() -> Router {
     manifest_edit(|m| {
         if let Some(providers) = m["contributions"]["modelProviders"].as_array_mut() {
