@@ -81,6 +81,12 @@ pub const FIXTURES: &[Fixture] = &[
         build: tools_capability_endpoint,
     },
     Fixture {
+        name: "configuration-unadvertised",
+        breaks: "option sets are served but aep.configuration is not advertised",
+        expected: &["1.manifest.capabilities"],
+        build: configuration_unadvertised,
+    },
+    Fixture {
         name: "duplicate-provider",
         breaks: "provider 'ref' is declared twice (as 'REF')",
         expected: &["1.manifest.providers"],
