@@ -78,3 +78,17 @@ pub use runner::check_with;
 pub async fn check(url: &str) -> Report {
     check_with(url, &Options::default()).await
 }
+
+#[cfg(test)]
+mod tests {
+    fn assert_send<T: Send>(_: &T) {}
+
+    #[test]
+    fn a_run_can_be_spawned() {
+        let run = super::check("http://127.0.0.1:9");
+        assert_send(&run);
+        let options = super::Options::default();
+        let with = super::check_with("http://127.0.0.1:9", &options);
+        assert_send(&with);
+    }
+}
