@@ -104,6 +104,7 @@ pub fn describe_endpoint_error(url: &str, error: &EndpointError) -> String {
         EndpointError::Invalid(_) => format!("'{shown}' is not an absolute URL"),
         EndpointError::Scheme(_) => format!("'{shown}' must use http or https"),
         EndpointError::Credentials => format!("'{shown}' must not carry credentials (user info)"),
+        EndpointError::OutsideBase(_) => format!("'{shown}' resolves outside the extension's base URL"),
     }
 }
 
