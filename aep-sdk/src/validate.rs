@@ -250,6 +250,9 @@ pub enum EndpointError {
     /// Carries a user name or password.
     #[error("the URL must not carry credentials (user info)")]
     Credentials,
+    /// A relative endpoint whose dot segments (`..`, `%2e%2e`) climb out of the base URL.
+    #[error("'{0}' resolves outside the extension's base URL")]
+    OutsideBase(String),
 }
 
 /// Checks that `endpoint` is relative, or absolute HTTP(S) without credentials.
@@ -283,8 +286,10 @@ pub fn parse_base_url(base: &str) -> Result<Url, EndpointError> {
 
 /// Resolves an MCP server endpoint against the extension's base URL.
 ///
-/// A relative endpoint is appended to the base with exactly one `/` between them; an
-/// absolute one must be HTTP(S) without credentials and is used as is.
+/// A relative endpoint is appended to the base with exactly one `/` between them, and must
+/// stay under it: dot segments that climb out of the base path (to another extension's
+/// routes behind a shared gateway) are refused. An absolute one must be HTTP(S) without
+/// credentials and is used as is.
 ///
 /// ```
 /// use aep_sdk::validate::{parse_base_url, resolve_mcp_endpoint};
@@ -293,6 +298,7 @@ pub fn parse_base_url(base: &str) -> Result<Url, EndpointError> {
 /// assert_eq!(resolve_mcp_endpoint(&base, "mcp").unwrap().as_str(), "http://h:1/base/mcp");
 /// assert_eq!(resolve_mcp_endpoint(&base, "/mcp").unwrap().as_str(), "http://h:1/base/mcp");
 /// assert!(resolve_mcp_endpoint(&base, "ftp://h/mcp").is_err());
+/// assert!(resolve_mcp_endpoint(&base, "../admin/mcp").is_err());
 /// ```
 pub fn resolve_mcp_endpoint(base: &Url, endpoint: &str) -> Result<Url, EndpointError> {
     check_endpoint(endpoint)?;
@@ -300,12 +306,13 @@ pub fn resolve_mcp_endpoint(base: &Url, endpoint: &str) -> Result<Url, EndpointE
     if let Ok(url) = Url::parse(endpoint) {
         return Ok(url);
     }
-    let joined = format!(
-        "{}/{}",
-        base.as_str().trim_end_matches('/'),
-        endpoint.trim_start_matches('/')
-    );
+    let prefix = base.as_str().trim_end_matches('/');
+    let joined = format!("{prefix}/{}", endpoint.trim_start_matches('/'));
     let url = Url::parse(&joined).map_err(|_| EndpointError::Invalid(endpoint.to_owned()))?;
     check_absolute(&url, &joined)?;
+    // The parser resolves dot segments, plain or percent-encoded.
+    if !url.as_str().starts_with(&format!("{prefix}/")) {
+        return Err(EndpointError::OutsideBase(endpoint.to_owned()));
+    }
     Ok(url)
 }
