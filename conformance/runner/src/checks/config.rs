@@ -316,8 +316,8 @@ async fn send(
         .map_err(|e| format!("{label}: POST {path}: {e}"))
 }
 
-fn migrate_path(ctx_manifest: Option<&aep_sdk::protocol::Manifest>) -> String {
-    let base = ctx_manifest
+fn migrate_path(manifest: Option<&aep_sdk::protocol::Manifest>) -> String {
+    let base = manifest
         .map(|m| Ctx::capability_path(m, capability::CONFIGURATION, paths::CONFIGURATION))
         .unwrap_or_else(|| paths::CONFIGURATION.to_owned());
     format!("{}/migrate", base.trim_end_matches('/'))
@@ -399,6 +399,9 @@ async fn migrate_once(
 /// `5.config.migrate`.
 pub(crate) async fn migrate(ctx: &mut Ctx) -> Verdict {
     let (_, typed) = need!(sets(ctx).await);
+    if typed.option_sets.iter().all(|s| s.migrations.is_empty()) {
+        return Verdict::Skip("no option set publishes a migration edge".to_owned());
+    }
     let path = migrate_path(ctx.manifest().await.ok().as_ref());
     let mut findings = Findings::default();
     for set in &typed.option_sets {
@@ -436,14 +439,7 @@ pub(crate) async fn migrate(ctx: &mut Ctx) -> Verdict {
             }
         }
     }
-    if findings_is_empty_of_edges(&typed) {
-        return Verdict::Skip("no option set publishes a migration edge".to_owned());
-    }
     findings.verdict()
-}
-
-fn findings_is_empty_of_edges(typed: &ConfigurationCatalog) -> bool {
-    typed.option_sets.iter().all(|s| s.migrations.is_empty())
 }
 
 /// `5.config.migrate.errors`.
