@@ -79,10 +79,12 @@ impl Drop for DropCount {
 /// Streams `metadata.updates` updates whose text is their sequence number (0, 1, ...),
 /// then a terminal update whose usage counts them. With `metadata.holdAfter = k` it
 /// stops after `k` updates until its client leaves. Before its first update every stream
-/// waits until all `STREAMS` streams are open, so they really run concurrently.
+/// waits until all `STREAMS` streams are open, so they really run concurrently; the last
+/// one to arrive reads the open-stream counter before any is let go.
 struct Sequence {
     probe: Arc<Probe>,
     all_open: Arc<tokio::sync::Barrier>,
+    counted: Arc<tokio::sync::Barrier>,
 }
 
 fn meta_u64(request: &ChatRequest, key: &str) -> Option<u64> {
@@ -112,13 +114,17 @@ impl ModelProvider for Sequence {
             probe.outcomes.lock().unwrap().insert(id, outcome);
         });
         let dropped = DropCount(self.probe.clone());
-        let (all_open, probe) = (self.all_open.clone(), self.probe.clone());
+        let (all_open, counted, probe) = (self.all_open.clone(), self.counted.clone(), self.probe.clone());
         let stream = futures::stream::unfold(0u64, move |i| {
-            let (state, all_open, probe) = (state.clone(), all_open.clone(), probe.clone());
+            let (state, all_open, counted, probe) =
+                (state.clone(), all_open.clone(), counted.clone(), probe.clone());
             async move {
-                if i == 0 && all_open.wait().await.is_leader() {
-                    let open = probe.extension.get().map_or(0, Extension::open_streams);
-                    probe.open_when_all_started.store(open, Ordering::SeqCst);
+                if i == 0 {
+                    if all_open.wait().await.is_leader() {
+                        let open = probe.extension.get().map_or(0, Extension::open_streams);
+                        probe.open_when_all_started.store(open, Ordering::SeqCst);
+                    }
+                    counted.wait().await;
                 }
                 if hold_after == Some(i) {
                     tokio::time::sleep(HOLD_LIMIT).await;
@@ -170,6 +176,7 @@ impl Server {
                 Sequence {
                     probe: probe.clone(),
                     all_open: Arc::new(tokio::sync::Barrier::new(STREAMS as usize)),
+                    counted: Arc::new(tokio::sync::Barrier::new(STREAMS as usize)),
                 },
             )
             .build()
