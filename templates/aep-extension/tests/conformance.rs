@@ -6,6 +6,6 @@ use aep_sdk::server::AepExtension;
 async fn passes_aep_conformance() {
     let extension = {{crate_name}}::Extension::default().into_extension().expect("a valid declaration");
     let server = aep_sdk::testing::spawn(extension.router()).await;
-    let report = aep_conformance::check(&server.base_url).await;
-    assert!(report.is_success(), "conformance failures:\n{report}");
+    // Panics with the table of failed checks when anything fails.
+    aep_conformance::check(&server.base_url).await.assert_success();
 }
