@@ -32,6 +32,9 @@ pub async fn spawn(router: axum::Router) -> TestServer {
         .expect("bind 127.0.0.1:0");
     let addr = listener.local_addr().expect("local address of a bound listener");
     let handle = tokio::spawn(async move {
+        let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
+            let _ = tcp.set_nodelay(true);
+        });
         let _ = axum::serve(listener, router).await;
     });
     TestServer {

@@ -1527,8 +1527,7 @@ fn aep_cases() -> Vec<Case> {
             bad,
             ir,
         ),
-        // The declared length is not compared with the limit up front: the server reads
-        // what comes (413 once past the limit); here the client stops after 100 bytes.
+        // A declared length over the limit is refused up front, without waiting for it.
         case(
             "Content-Length: 1 TiB, 100 bytes sent",
             Send::Stalled(request(
@@ -1537,7 +1536,7 @@ fn aep_cases() -> Vec<Case> {
                 &[JSON, "Content-Length: 1099511627776"],
                 valid,
             )),
-            Expect::StalledBody,
+            Expect::Aep(413, "invalid_request", None),
         ),
         case(
             "Content-Length longer than the body, then EOF",

@@ -5,14 +5,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
-use axum::extract::DefaultBodyLimit;
 use bytes::Bytes;
 use tokio_util::sync::CancellationToken;
 use tower_http::catch_panic::CatchPanicLayer;
-use tower_http::timeout::RequestBodyTimeoutLayer;
 use tower_http::trace::TraceLayer;
 
 use super::auth::{self, BearerAuth};
+use super::body::BodyLimits;
 use super::mcp::{McpAccess, McpMount};
 use super::provider::ModelProvider;
 use super::routes::{self, Registered, RequestCheck, Shared};
@@ -32,8 +31,7 @@ pub const DEFAULT_BODY_READ_TIMEOUT: Duration = Duration::from_secs(30);
 /// How the router treats requests: limits, timeouts, access.
 #[derive(Debug, Clone)]
 pub(crate) struct Settings {
-    pub(crate) body_limit: usize,
-    pub(crate) body_read_timeout: Duration,
+    pub(crate) limits: BodyLimits,
     pub(crate) mcp_access: McpAccess,
     pub(crate) auth: Option<BearerAuth>,
 }
@@ -84,8 +82,7 @@ impl Extension {
             checks: Vec::new(),
             extra_routes: Router::new(),
             settings: Settings {
-                body_limit: DEFAULT_BODY_LIMIT,
-                body_read_timeout: DEFAULT_BODY_READ_TIMEOUT,
+                limits: BodyLimits::default(),
                 mcp_access: McpAccess::default(),
                 auth: None,
             },
@@ -113,16 +110,20 @@ impl Extension {
     /// and wrong methods answer AEP errors.
     pub fn router(&self) -> Router {
         let settings = &self.settings;
-        let mut router = routes::router(self.shared.clone()).merge(self.routes.clone());
+        // Capability and user routes: `AepJson` finds the limits in the extensions, and
+        // their code runs under a panic guard (the built-in routes guard their own calls).
+        let extra = self
+            .routes
+            .clone()
+            .layer(axum::Extension(settings.limits))
+            .layer(CatchPanicLayer::custom(super::panic_response));
+        let mut router = routes::router(self.shared.clone()).merge(extra);
         for mount in &self.mcp {
-            router = router.merge(mount.router(&settings.mcp_access, self.shutdown.clone()));
+            router = router.merge(mount.router(&settings.mcp_access, settings.limits, self.shutdown.clone()));
         }
         let mut router = router
             .fallback(routes::not_found)
-            .method_not_allowed_fallback(routes::method_not_allowed)
-            .layer(DefaultBodyLimit::max(settings.body_limit))
-            .layer(RequestBodyTimeoutLayer::new(settings.body_read_timeout))
-            .layer(CatchPanicLayer::custom(super::panic_response));
+            .method_not_allowed_fallback(routes::method_not_allowed);
         if let Some(auth) = &settings.auth {
             router = router.layer(axum::middleware::from_fn_with_state(auth.clone(), auth::require));
         }
@@ -248,14 +249,14 @@ impl ExtensionBuilder {
 
     /// Request-body limit in bytes (default 16 MiB); larger bodies get a 413 AEP error.
     pub fn body_limit(mut self, bytes: usize) -> Self {
-        self.settings.body_limit = bytes;
+        self.settings.limits.max_bytes = bytes;
         self
     }
 
     /// Bound on the silence between two pieces of a request body (default 30 s); a client
     /// that stalls longer gets a 408 AEP error.
     pub fn body_read_timeout(mut self, timeout: Duration) -> Self {
-        self.settings.body_read_timeout = timeout;
+        self.settings.limits.read_timeout = timeout;
         self
     }
 
@@ -371,6 +372,7 @@ impl ExtensionBuilder {
             shutdown: self.shutdown.clone(),
             checks,
             open_streams: Default::default(),
+            limits: self.settings.limits,
         };
         Ok(Extension {
             manifest,

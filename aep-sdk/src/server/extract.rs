@@ -1,27 +1,40 @@
 //! Request extractors whose rejections are AEP errors, never axum's plain-text ones.
 
-use axum::extract::rejection::{BytesRejection, PathRejection};
+use axum::extract::rejection::PathRejection;
 use axum::extract::{FromRequest, FromRequestParts, Path, Request};
-use bytes::Bytes;
 use http::{StatusCode, header, request::Parts};
 use serde::de::DeserializeOwned;
 
+use super::body::BodyLimits;
 use crate::AepError;
 use crate::error::codes;
 
-/// A JSON body: `Content-Type: application/json` (or `+json`), within the body limit,
-/// well-formed, and of the right shape; otherwise a 4xx AEP error naming the problem.
+/// A JSON body: `Content-Type: application/json` (or `+json`), within the body limits
+/// (the [`BodyLimits`] in the request's extensions, which the extension's router sets,
+/// else the defaults), well-formed, and of the right shape; otherwise a 4xx AEP error
+/// naming the problem.
 #[derive(Debug, Clone)]
 pub struct AepJson<T>(pub T);
 
 impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for AepJson<T> {
     type Rejection = AepError;
 
-    async fn from_request(req: Request, state: &S) -> Result<Self, AepError> {
-        check_content_type(req.headers())?;
-        let bytes = Bytes::from_request(req, state).await.map_err(body_error)?;
-        decode(&bytes).map(AepJson)
+    async fn from_request(req: Request, _state: &S) -> Result<Self, AepError> {
+        let limits = req.extensions().get::<BodyLimits>().copied().unwrap_or_default();
+        let (parts, body) = req.into_parts();
+        json_body(&parts.headers, body, limits).await.map(AepJson)
     }
+}
+
+/// Checks the content type, reads the body under `limits` and decodes it.
+pub(crate) async fn json_body<T: DeserializeOwned>(
+    headers: &http::HeaderMap,
+    body: axum::body::Body,
+    limits: BodyLimits,
+) -> Result<T, AepError> {
+    check_content_type(headers)?;
+    let bytes = super::body::read(body, super::body::content_length(headers), limits).await?;
+    decode(&bytes)
 }
 
 fn check_content_type(headers: &http::HeaderMap) -> Result<(), AepError> {
@@ -45,50 +58,34 @@ fn check_content_type(headers: &http::HeaderMap) -> Result<(), AepError> {
     ))
 }
 
-pub(crate) fn body_error(rejection: BytesRejection) -> AepError {
-    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(&rejection);
-    while let Some(error) = source {
-        if error.is::<tower_http::timeout::TimeoutError>() {
-            return AepError::new(
-                StatusCode::REQUEST_TIMEOUT,
-                codes::INVALID_REQUEST,
-                "the request body stalled: the client sent nothing for too long",
-            );
-        }
-        source = error.source();
-    }
-    if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
-        return AepError::new(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            codes::INVALID_REQUEST,
-            "the request body is larger than this extension accepts",
-        );
-    }
-    AepError::invalid_request(format!(
-        "could not read the request body: {}",
-        rejection.body_text()
-    ))
-}
-
 /// Decodes a JSON document into `T`, with the path of the first wrong member.
 pub(crate) fn decode<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, AepError> {
+    // Fast path: most requests are well formed. Only a failure pays for the path.
+    serde_json::from_slice(bytes).map_err(|_| explain::<T>(bytes))
+}
+
+/// Re-reads a document that failed to decode, tracking where it failed.
+fn explain<T: DeserializeOwned>(bytes: &[u8]) -> AepError {
     let mut de = serde_json::Deserializer::from_slice(bytes);
-    let value = serde_path_to_error::deserialize(&mut de).map_err(|error| {
-        let path = error.path().to_string();
-        let inner = error.into_inner();
-        // serde_json reports some shape errors as syntax errors (a number where an enum's
-        // string is expected, a number out of range): if the document itself is
-        // well-formed, the error is about the value at `path`.
-        let well_formed = || serde_json::from_slice::<serde::de::IgnoredAny>(bytes).is_ok();
-        if inner.is_data() || (inner.is_syntax() && well_formed()) {
-            AepError::invalid_request(format!("invalid request at '{path}': {inner}")).with_target(path)
-        } else {
-            AepError::invalid_request(format!("malformed JSON: {inner}"))
+    match serde_path_to_error::deserialize::<_, T>(&mut de) {
+        Err(error) => {
+            let path = error.path().to_string();
+            let inner = error.into_inner();
+            // serde_json reports some shape errors as syntax errors (a number where an enum's
+            // string is expected, a number out of range): if the document itself is
+            // well-formed, the error is about the value at `path`.
+            let well_formed = || serde_json::from_slice::<serde::de::IgnoredAny>(bytes).is_ok();
+            if inner.is_data() || (inner.is_syntax() && well_formed()) {
+                AepError::invalid_request(format!("invalid request at '{path}': {inner}")).with_target(path)
+            } else {
+                AepError::invalid_request(format!("malformed JSON: {inner}"))
+            }
         }
-    })?;
-    de.end()
-        .map_err(|e| AepError::invalid_request(format!("malformed JSON: {e}")))?;
-    Ok(value)
+        Ok(_) => match de.end() {
+            Err(e) => AepError::invalid_request(format!("malformed JSON: {e}")),
+            Ok(()) => AepError::invalid_request("malformed JSON"),
+        },
+    }
 }
 
 /// One path segment (a provider id), percent-decoded; bad encodings are a 400.

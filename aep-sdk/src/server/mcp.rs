@@ -6,15 +6,15 @@ use std::sync::Arc;
 
 use axum::Router;
 use axum::body::Body;
-use axum::extract::{FromRequest, Request};
+use axum::extract::{Request, State};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use bytes::Bytes;
 use rmcp::transport::streamable_http_server::{
     StreamableHttpServerConfig, StreamableHttpService, session::local::LocalSessionManager,
 };
 use tokio_util::sync::CancellationToken;
 
+use super::body::BodyLimits;
 use crate::protocol::McpServerDescriptor;
 
 /// Who may reach the co-hosted MCP endpoints.
@@ -38,7 +38,7 @@ impl Default for McpAccess {
     }
 }
 
-type Mount = dyn Fn(&McpAccess, CancellationToken) -> Router + Send + Sync;
+type Mount = dyn Fn(&McpAccess, BodyLimits, CancellationToken) -> Router + Send + Sync;
 
 #[derive(Clone)]
 pub(crate) struct McpMount {
@@ -53,7 +53,7 @@ impl McpMount {
         H: rmcp::ServerHandler + Clone + Send + Sync + 'static,
     {
         let route = path.clone();
-        let mount = move |access: &McpAccess, shutdown: CancellationToken| {
+        let mount = move |access: &McpAccess, limits: BodyLimits, shutdown: CancellationToken| {
             // legacy_session_mode stays on (the default): session clients (2025-11-25) and
             // stateless clients (2026-07-28) are served from the same endpoint.
             let config = StreamableHttpServerConfig::default()
@@ -69,7 +69,7 @@ impl McpMount {
             );
             Router::new()
                 .route_service(&route, service)
-                .layer(axum::middleware::from_fn(read_body_first))
+                .layer(axum::middleware::from_fn_with_state(limits, read_body_first))
         };
         Self {
             id,
@@ -85,24 +85,26 @@ impl McpMount {
         }
     }
 
-    pub(crate) fn router(&self, access: &McpAccess, shutdown: CancellationToken) -> Router {
-        (self.mount)(access, shutdown)
+    pub(crate) fn router(
+        &self,
+        access: &McpAccess,
+        limits: BodyLimits,
+        shutdown: CancellationToken,
+    ) -> Router {
+        (self.mount)(access, limits, shutdown)
     }
 }
 
 /// Reads a POST body before rmcp does, under the same limit and body-read timeout as the
 /// AEP routes: rmcp answers 500 when reading fails (a malformed chunked body, a client cut
 /// off by the body-read timeout); here those are 4xx AEP errors (400, 408, 413).
-async fn read_body_first(request: Request, next: Next) -> Response {
+async fn read_body_first(State(limits): State<BodyLimits>, request: Request, next: Next) -> Response {
     if request.method() != http::Method::POST {
         return next.run(request).await;
     }
     let (parts, body) = request.into_parts();
-    let mut reading = Request::new(body);
-    // The extensions carry the router's body limit.
-    *reading.extensions_mut() = parts.extensions.clone();
-    match Bytes::from_request(reading, &()).await {
+    match super::body::read(body, super::body::content_length(&parts.headers), limits).await {
         Ok(bytes) => next.run(Request::from_parts(parts, Body::from(bytes))).await,
-        Err(rejection) => super::extract::body_error(rejection).into_response(),
+        Err(error) => error.into_response(),
     }
 }

@@ -27,6 +27,7 @@
 
 mod aep_extension;
 mod auth;
+mod body;
 mod builder;
 mod extract;
 mod mcp;
@@ -37,6 +38,7 @@ pub mod sse;
 
 pub use aep_extension::AepExtension;
 pub use auth::BearerAuth;
+pub use body::BodyLimits;
 pub use builder::{
     DEFAULT_BODY_LIMIT, DEFAULT_BODY_READ_TIMEOUT, DEFAULT_KEEP_ALIVE, Extension, ExtensionBuilder,
 };

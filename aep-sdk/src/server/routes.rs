@@ -1,17 +1,22 @@
 //! The AEP routes: discovery, health and model providers (spec sections 1 and 3).
 
+use std::future::Future;
+use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
+use axum::extract::Request;
 use axum::extract::State;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use bytes::Bytes;
+use futures::FutureExt;
 use http::{HeaderMap, StatusCode, header};
-use tokio_util::sync::CancellationToken;
+use tokio_util::sync::{CancellationToken, DropGuard};
 
-use super::extract::{AepJson, AepPath};
+use super::body::BodyLimits;
+use super::extract::{AepPath, json_body};
 use super::provider::{DynProvider, RequestContext};
 use super::sse;
 use crate::AepError;
@@ -39,6 +44,7 @@ pub(crate) struct Shared {
     pub(crate) shutdown: CancellationToken,
     pub(crate) checks: Vec<RequestCheck>,
     pub(crate) open_streams: sse::OpenStreams,
+    pub(crate) limits: BodyLimits,
 }
 
 impl Shared {
@@ -132,14 +138,26 @@ fn plain_context(registered: &Registered, headers: HeaderMap) -> RequestContext 
     }
 }
 
+/// Runs a provider call; a panic in it becomes a 500 AEP error and the server keeps
+/// serving.
+async fn guarded<T>(call: impl Future<Output = Result<T, AepError>>) -> Result<T, AepError> {
+    match AssertUnwindSafe(call).catch_unwind().await {
+        Ok(result) => result,
+        Err(_panic) => {
+            tracing::error!("a model provider panicked");
+            Err(AepError::internal("the model provider failed unexpectedly"))
+        }
+    }
+}
+
 async fn provider_health(
     State(shared): AppState,
     AepPath(id): AepPath,
-    headers: HeaderMap,
+    request: Request,
 ) -> Result<Response, AepError> {
     let registered = shared.provider(&id)?;
-    let ctx = plain_context(registered, headers);
-    let health = match registered.provider.health(ctx).await {
+    let ctx = plain_context(registered, request.into_parts().0.headers);
+    let health = match guarded(registered.provider.health(ctx)).await {
         Ok(health) => health,
         Err(error) => Health::unavailable(error.message().to_owned()),
     };
@@ -149,40 +167,43 @@ async fn provider_health(
 async fn models(
     State(shared): AppState,
     AepPath(id): AepPath,
-    headers: HeaderMap,
+    request: Request,
 ) -> Result<Response, AepError> {
     let registered = shared.provider(&id)?;
-    let ctx = plain_context(registered, headers);
-    let models = registered.provider.models(ctx).await?;
+    let ctx = plain_context(registered, request.into_parts().0.headers);
+    let models = guarded(registered.provider.models(ctx)).await?;
     Ok(axum::Json(models).into_response())
 }
 
-async fn chat(
-    State(shared): AppState,
-    AepPath(id): AepPath,
-    headers: HeaderMap,
-    AepJson(request): AepJson<ChatRequest>,
-) -> Result<Response, AepError> {
-    let registered = shared.provider(&id)?;
+/// The provider, its context (cancelled when the returned guard drops) and the request.
+async fn open_chat(
+    shared: &Shared,
+    id: &str,
+    request: Request,
+) -> Result<(Registered, RequestContext, ChatRequest, DropGuard), AepError> {
+    let registered = shared.provider(id)?.clone();
+    let (parts, body) = request.into_parts();
+    let chat: ChatRequest = json_body(&parts.headers, body, shared.limits).await?;
     let cancellation = CancellationToken::new();
-    // Dropped with this future when the client goes away: the provider sees it.
-    let _guard = cancellation.clone().drop_guard();
-    let ctx = shared.prepare(&request, registered, headers, cancellation)?;
-    let response = registered.provider.chat(request, ctx).await?;
+    let guard = cancellation.clone().drop_guard();
+    let ctx = shared.prepare(&chat, &registered, parts.headers, cancellation)?;
+    Ok((registered, ctx, chat, guard))
+}
+
+async fn chat(State(shared): AppState, AepPath(id): AepPath, request: Request) -> Result<Response, AepError> {
+    // The guard lives as long as this future: a client that goes away cancels the provider.
+    let (registered, ctx, chat, _guard) = open_chat(&shared, &id, request).await?;
+    let response = guarded(registered.provider.chat(chat, ctx)).await?;
     Ok(axum::Json(response).into_response())
 }
 
 async fn chat_stream(
     State(shared): AppState,
     AepPath(id): AepPath,
-    headers: HeaderMap,
-    AepJson(request): AepJson<ChatRequest>,
+    request: Request,
 ) -> Result<Response, AepError> {
-    let registered = shared.provider(&id)?;
-    let cancellation = CancellationToken::new();
-    let guard = cancellation.clone().drop_guard();
-    let ctx = shared.prepare(&request, registered, headers, cancellation)?;
-    let stream = registered.provider.chat_stream(request, ctx).await?;
+    let (registered, ctx, chat, guard) = open_chat(&shared, &id, request).await?;
+    let stream = guarded(registered.provider.chat_stream(chat, ctx)).await?;
     Ok(sse::response(
         stream,
         shared.keep_alive,

@@ -220,6 +220,9 @@ impl Extension {
                 },
                 () = &mut signal => break,
             };
+            // Each SSE event is a small write: without this, Nagle's algorithm holds it
+            // back until the previous one is acknowledged.
+            let _ = stream.set_nodelay(true);
             let service = hyper::service::service_fn({
                 let router = router.clone();
                 move |request: http::Request<Incoming>| router.clone().oneshot(request.map(Body::new))

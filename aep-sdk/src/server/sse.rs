@@ -74,6 +74,7 @@ pub(crate) fn response(
         inner: Some(AssertUnwindSafe(stream).catch_unwind()),
         keep_alive_every: keep_alive,
         keep_alive: Box::pin(tokio::time::sleep(keep_alive)),
+        last_activity: Instant::now(),
         shutdown: Box::pin(shutdown.cancelled_owned()),
         _guard: guard,
     };
@@ -92,17 +93,76 @@ struct SseBody {
     inner: Option<CatchUnwind<AssertUnwindSafe<ChatStream>>>,
     keep_alive_every: Duration,
     keep_alive: Pin<Box<Sleep>>,
+    last_activity: Instant,
     shutdown: Pin<Box<WaitForCancellationFutureOwned>>,
     // Cancels the request's token when the body is dropped (client gone or stream done).
     _guard: DropGuard,
     _count: StreamCount,
 }
 
+/// Updates the provider has ready at once are written as one frame, up to this size:
+/// nothing waits, and the client gets fewer, larger TCP segments.
+const MAX_BATCH: usize = 16 * 1024;
+
+fn append_event(batch: &mut Vec<u8>, update: &ChatUpdate) {
+    batch.extend_from_slice(b"data: ");
+    if serde_json::to_writer(&mut *batch, update).is_err() {
+        batch.extend_from_slice(br#"{"contents":[],"finishReason":"error"}"#);
+    }
+    batch.extend_from_slice(b"\n\n");
+}
+
+/// What the provider's stream had ready.
+enum Next {
+    /// Updates (none terminal), encoded.
+    Updates,
+    /// The stream is over; the batch ends with its terminal update.
+    Done,
+    /// Nothing ready.
+    Pending,
+}
+
 impl SseBody {
-    fn end_with(&mut self, update: ChatUpdate) -> Poll<Option<Result<Bytes, std::convert::Infallible>>> {
-        // Dropping the provider stream here drops its upstream work at once.
-        self.inner = None;
-        Poll::Ready(Some(Ok(encode_event(&update))))
+    /// Collects every update the provider has ready into `batch`.
+    fn collect(&mut self, cx: &mut Context<'_>, batch: &mut Vec<u8>) -> Next {
+        let Some(inner) = self.inner.as_mut() else {
+            return Next::Done;
+        };
+        loop {
+            let terminal = match inner.poll_next_unpin(cx) {
+                Poll::Ready(Some(Ok(Ok(update)))) => {
+                    append_event(batch, &update);
+                    if !update.is_terminal() {
+                        if batch.len() >= MAX_BATCH {
+                            return Next::Updates;
+                        }
+                        continue;
+                    }
+                    None
+                }
+                Poll::Ready(Some(Ok(Err(error)))) => {
+                    tracing::warn!(code = error.code(), "stream failed: {}", error.message());
+                    Some(ChatUpdate::failure(error.into_body()))
+                }
+                Poll::Ready(Some(Err(_panic))) => {
+                    tracing::error!("model provider panicked while streaming");
+                    let body =
+                        ErrorBody::new(codes::INTERNAL_ERROR, "the model provider failed unexpectedly");
+                    Some(ChatUpdate::failure(body))
+                }
+                // A provider that ends without a terminal update finished normally.
+                Poll::Ready(None) => Some(ChatUpdate::finish(FinishReason::Stop)),
+                Poll::Pending if batch.is_empty() => return Next::Pending,
+                Poll::Pending => return Next::Updates,
+            };
+            if let Some(update) = terminal {
+                append_event(batch, &update);
+            }
+            // Dropping the provider stream here drops its upstream work at once; anything
+            // it would yield after the terminal update is never asked for.
+            self.inner = None;
+            return Next::Done;
+        }
     }
 }
 
@@ -111,39 +171,33 @@ impl Stream for SseBody {
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         let this = &mut *self;
-        let Some(inner) = this.inner.as_mut() else {
+        if this.inner.is_none() {
             return Poll::Ready(None);
-        };
-        match inner.poll_next_unpin(cx) {
-            Poll::Ready(Some(Ok(Ok(update)))) => {
-                if update.is_terminal() {
-                    return this.end_with(update);
-                }
-                let deadline = Instant::now() + this.keep_alive_every;
-                this.keep_alive.as_mut().reset(deadline);
-                return Poll::Ready(Some(Ok(encode_event(&update))));
+        }
+        let mut batch = Vec::new();
+        match this.collect(cx, &mut batch) {
+            Next::Updates | Next::Done => {
+                this.last_activity = Instant::now();
+                return Poll::Ready(Some(Ok(Bytes::from(batch))));
             }
-            Poll::Ready(Some(Ok(Err(error)))) => {
-                tracing::warn!(code = error.code(), "stream failed: {}", error.message());
-                return this.end_with(ChatUpdate::failure(error.into_body()));
-            }
-            Poll::Ready(Some(Err(_panic))) => {
-                tracing::error!("model provider panicked while streaming");
-                let body = ErrorBody::new(codes::INTERNAL_ERROR, "the model provider failed unexpectedly");
-                return this.end_with(ChatUpdate::failure(body));
-            }
-            // A provider that ends without a terminal update finished normally.
-            Poll::Ready(None) => return this.end_with(ChatUpdate::finish(FinishReason::Stop)),
-            Poll::Pending => {}
+            Next::Pending => {}
         }
         if this.shutdown.as_mut().poll(cx).is_ready() {
+            this.inner = None;
             let body = ErrorBody::new(codes::SHUTTING_DOWN, "the extension is shutting down");
-            return this.end_with(ChatUpdate::failure(body));
+            return Poll::Ready(Some(Ok(encode_event(&ChatUpdate::failure(body)))));
         }
-        if this.keep_alive.as_mut().poll(cx).is_ready() {
-            let deadline = Instant::now() + this.keep_alive_every;
-            this.keep_alive.as_mut().reset(deadline);
-            return Poll::Ready(Some(Ok(Bytes::from_static(KEEP_ALIVE))));
+        // The timer is re-armed only when it fires (not on every update): it fires at the
+        // latest one interval after the last write.
+        while this.keep_alive.as_mut().poll(cx).is_ready() {
+            let due = this.last_activity + this.keep_alive_every;
+            let now = Instant::now();
+            if now >= due {
+                this.last_activity = now;
+                this.keep_alive.as_mut().reset(now + this.keep_alive_every);
+                return Poll::Ready(Some(Ok(Bytes::from_static(KEEP_ALIVE))));
+            }
+            this.keep_alive.as_mut().reset(due);
         }
         Poll::Pending
     }

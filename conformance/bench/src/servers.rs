@@ -151,11 +151,14 @@ pub async fn baseline() -> Running {
         Arc::new(LocalSessionManager::default()),
         StreamableHttpServerConfig::default(),
     );
-    let router = Router::new()
+    serve(baseline_router().route_service("/mcp", mcp)).await
+}
+
+/// The hand-written AEP routes.
+pub fn baseline_router() -> Router {
+    Router::new()
         .route("/aep/model-providers/echo/chat/stream", post(baseline_stream))
         .route("/aep/model-providers/echo/chat", post(baseline_chat))
-        .route_service("/mcp", mcp);
-    serve(router).await
 }
 
 /// Serves one variant in this process until killed (the memory measurement runs it as a

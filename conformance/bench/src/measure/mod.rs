@@ -20,6 +20,7 @@ pub const ROUNDS: usize = 5;
 pub fn http() -> reqwest::Client {
     reqwest::Client::builder()
         .pool_max_idle_per_host(1024)
+        .tcp_nodelay(true)
         .build()
         .expect("HTTP client")
 }
