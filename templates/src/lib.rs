@@ -77,7 +77,10 @@ pub struct Template {
 }
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> RenderError + '_ {
-    move |source| RenderError::Io { path: path.to_owned(), source }
+    move |source| RenderError::Io {
+        path: path.to_owned(),
+        source,
+    }
 }
 
 impl Template {
@@ -86,22 +89,38 @@ impl Template {
         let path = dir.join("cargo-generate.toml");
         let text = fs::read_to_string(&path).map_err(io(&path))?;
         let config: Config = toml::from_str(&text).map_err(|e| RenderError::Config(e.to_string()))?;
-        Ok(Self { dir: dir.to_owned(), ignore: config.template.ignore, placeholders: config.placeholders })
+        Ok(Self {
+            dir: dir.to_owned(),
+            ignore: config.template.ignore,
+            placeholders: config.placeholders,
+        })
     }
 
     /// Renders every file into `dest` with `values` (placeholders) and `project_name`.
-    pub fn render(&self, project_name: &str, values: &BTreeMap<String, String>, dest: &Path) -> Result<(), RenderError> {
+    pub fn render(
+        &self,
+        project_name: &str,
+        values: &BTreeMap<String, String>,
+        dest: &Path,
+    ) -> Result<(), RenderError> {
         let mut vars = BTreeMap::new();
         for (name, placeholder) in &self.placeholders {
             let value = values.get(name).cloned().or_else(|| placeholder.default.clone());
-            let value = value.ok_or_else(|| RenderError::Value(name.clone(), "no value and no default".into()))?;
+            let value =
+                value.ok_or_else(|| RenderError::Value(name.clone(), "no value and no default".into()))?;
             if !placeholder.choices.is_empty() && !placeholder.choices.contains(&value) {
-                return Err(RenderError::Value(name.clone(), format!("'{value}' is not one of {:?}", placeholder.choices)));
+                return Err(RenderError::Value(
+                    name.clone(),
+                    format!("'{value}' is not one of {:?}", placeholder.choices),
+                ));
             }
             vars.insert(name.clone(), value);
         }
         if let Some(unknown) = values.keys().find(|k| !self.placeholders.contains_key(*k)) {
-            return Err(RenderError::Value(unknown.clone(), "the template has no such placeholder".into()));
+            return Err(RenderError::Value(
+                unknown.clone(),
+                "the template has no such placeholder".into(),
+            ));
         }
         vars.insert("project-name".into(), project_name.to_owned());
         vars.insert("crate_name".into(), project_name.replace('-', "_"));
@@ -153,7 +172,10 @@ pub fn render_text(text: &str, vars: &BTreeMap<String, String>) -> Result<String
         }
         let is_tag = rest[start..].starts_with("{%");
         let close = if is_tag { "%}" } else { "}}" };
-        let end = rest[start..].find(close).ok_or_else(|| format!("unclosed '{}'", &rest[start..start + 2]))? + start;
+        let end = rest[start..]
+            .find(close)
+            .ok_or_else(|| format!("unclosed '{}'", &rest[start..start + 2]))?
+            + start;
         let inner = rest[start + 2..end].trim();
         rest = &rest[end + 2..];
         if !is_tag {
@@ -189,7 +211,9 @@ fn lookup<'a>(vars: &'a BTreeMap<String, String>, name: &str) -> Result<&'a str,
     if name.contains('|') {
         return Err(format!("filters are not supported: '{name}'"));
     }
-    vars.get(name).map(String::as_str).ok_or_else(|| format!("unknown placeholder '{name}'"))
+    vars.get(name)
+        .map(String::as_str)
+        .ok_or_else(|| format!("unknown placeholder '{name}'"))
 }
 
 fn eval(condition: &str, vars: &BTreeMap<String, String>) -> Result<bool, String> {
@@ -229,10 +253,30 @@ mod tests {
 
     #[test]
     fn refuses_what_it_does_not_know() {
-        assert!(render_text("{{ b }}", &vars()).unwrap_err().contains("unknown placeholder"));
-        assert!(render_text("{{ a | upcase }}", &vars()).unwrap_err().contains("filters"));
-        assert!(render_text("{% for x in y %}", &vars()).unwrap_err().contains("unsupported tag"));
-        assert!(render_text("{% if a %}", &vars()).unwrap_err().contains("unsupported condition"));
-        assert!(render_text("{% if a == \"x\" %}", &vars()).unwrap_err().contains("never closed"));
+        assert!(
+            render_text("{{ b }}", &vars())
+                .unwrap_err()
+                .contains("unknown placeholder")
+        );
+        assert!(
+            render_text("{{ a | upcase }}", &vars())
+                .unwrap_err()
+                .contains("filters")
+        );
+        assert!(
+            render_text("{% for x in y %}", &vars())
+                .unwrap_err()
+                .contains("unsupported tag")
+        );
+        assert!(
+            render_text("{% if a %}", &vars())
+                .unwrap_err()
+                .contains("unsupported condition")
+        );
+        assert!(
+            render_text("{% if a == \"x\" %}", &vars())
+                .unwrap_err()
+                .contains("never closed")
+        );
     }
 }

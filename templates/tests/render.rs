@@ -10,17 +10,26 @@ use std::process::Command;
 use aep_templates::Template;
 
 fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("templates/ has a parent").to_owned()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("templates/ has a parent")
+        .to_owned()
 }
 
 fn cargo_generate_available() -> bool {
-    Command::new("cargo").args(["generate", "--version"]).output().is_ok_and(|o| o.status.success())
+    Command::new("cargo")
+        .args(["generate", "--version"])
+        .output()
+        .is_ok_and(|o| o.status.success())
 }
 
 fn render(starting_point: &str, name: &str, dest: &Path) {
     let template_dir = workspace().join("templates/aep-extension");
     let values = BTreeMap::from([
-        ("extension_id".to_owned(), format!("test.{}", starting_point.replace('-', "."))),
+        (
+            "extension_id".to_owned(),
+            format!("test.{}", starting_point.replace('-', ".")),
+        ),
         ("display_name".to_owned(), format!("Test {starting_point}")),
         ("starting_point".to_owned(), starting_point.to_owned()),
         ("aep_sdk_source".to_owned(), workspace().display().to_string()),
@@ -28,7 +37,9 @@ fn render(starting_point: &str, name: &str, dest: &Path) {
     if cargo_generate_available() {
         let parent = dest.parent().expect("dest has a parent");
         let mut command = Command::new("cargo");
-        command.args(["generate", "--silent", "--vcs", "none", "--path"]).arg(&template_dir);
+        command
+            .args(["generate", "--silent", "--vcs", "none", "--path"])
+            .arg(&template_dir);
         command.args(["--name", name, "--destination"]).arg(parent);
         for (key, value) in &values {
             command.arg("--define").arg(format!("{key}={value}"));
@@ -60,9 +71,15 @@ fn every_starting_point_builds_without_warnings_and_passes_conformance() {
             .expect("cargo test runs");
         let stderr = String::from_utf8_lossy(&output.stderr);
         let stdout = String::from_utf8_lossy(&output.stdout);
-        assert!(output.status.success(), "{starting_point}: cargo test failed\n{stdout}\n{stderr}");
+        assert!(
+            output.status.success(),
+            "{starting_point}: cargo test failed\n{stdout}\n{stderr}"
+        );
         let warnings: Vec<&str> = stderr.lines().filter(|l| l.starts_with("warning")).collect();
         assert!(warnings.is_empty(), "{starting_point}: warnings\n{stderr}");
-        assert!(stdout.contains("test result: ok"), "{starting_point}: no tests ran\n{stdout}");
+        assert!(
+            stdout.contains("test result: ok"),
+            "{starting_point}: no tests ran\n{stdout}"
+        );
     }
 }
