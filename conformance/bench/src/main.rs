@@ -31,6 +31,8 @@ enum Command {
     Mcp,
     /// 4. Ollama proxy overhead.
     Ollama,
+    /// 6. host tool resolution, cold and warm.
+    Host,
     /// 5. memory (and 7. per-stream memory).
     Memory,
     /// 1,000 x 1,000 streams without loss.
@@ -79,6 +81,10 @@ async fn main() {
     if all || matches!(cli.command, Command::Ollama) {
         eprintln!("measuring 4. Ollama proxy overhead ...");
         rows.extend(measure::ollama::rows().await);
+    }
+    if all || matches!(cli.command, Command::Host) {
+        eprintln!("measuring 6. host tool resolution ...");
+        rows.extend(measure::host::rows().await);
     }
     if all || matches!(cli.command, Command::Memory) {
         eprintln!("measuring 5. memory ...");

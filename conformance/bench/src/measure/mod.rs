@@ -2,6 +2,7 @@
 //! interleaved over several rounds, and returns report rows.
 
 pub mod growth;
+pub mod host;
 pub mod latency;
 pub mod load;
 pub mod mcp;
