@@ -38,7 +38,14 @@ pub fn structured_result<T: Serialize>(value: &T) -> CallToolResult {
 /// Decodes tool arguments; on failure, a tool error naming the offending path, so the
 /// model can correct its call.
 pub fn parse_arguments<T: DeserializeOwned>(arguments: JsonObject) -> Result<T, Box<CallToolResult>> {
-    serde_path_to_error::deserialize(Value::Object(arguments)).map_err(|error| {
+    let value = Value::Object(arguments);
+    // Fast path: well-formed arguments decode straight from the borrowed value; only a
+    // failure pays for tracking the path.
+    T::deserialize(&value).map_err(|_| {
+        let error = match serde_path_to_error::deserialize::<_, T>(&value) {
+            Err(error) => error,
+            Ok(_) => return Box::new(error_result("invalid arguments")),
+        };
         let path = error.path().to_string();
         let inner = error.into_inner();
         Box::new(if path == "." {
