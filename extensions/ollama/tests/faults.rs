@@ -291,7 +291,10 @@ async fn connect_timeout_is_bounded() {
         (Some(502), Some("provider_unavailable")),
         "{error}"
     );
-    assert!(remote_message(&error).to_lowercase().contains("connect"), "{error}");
+    assert!(
+        remote_message(&error).to_lowercase().contains("connect"),
+        "{error}"
+    );
     assert!(
         started.elapsed() < Duration::from_secs(2),
         "{:?}",
