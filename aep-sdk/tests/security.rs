@@ -101,6 +101,10 @@ async fn every_route_needs_the_token() {
     }
 
     let client = Client::builder(base).bearer_token(TOKEN).build().unwrap();
+    assert!(
+        !format!("{client:?}").contains(TOKEN),
+        "Debug never shows the token"
+    );
     let manifest = client.discover().await.unwrap();
     assert!(
         !serde_json::to_string(&manifest).unwrap().contains(TOKEN),

@@ -43,8 +43,8 @@ use crate::validate;
 /// out as an `Err`. Dropping it closes the connection, which cancels the work.
 pub type UpdateStream = Pin<Box<dyn Stream<Item = Result<ChatUpdate, ClientError>> + Send>>;
 
-/// A client for one extension.
-#[derive(Debug, Clone)]
+/// A client for one extension. Its `Debug` never shows the bearer token.
+#[derive(Clone)]
 pub struct Client {
     http: reqwest::Client,
     base: Url,
@@ -52,14 +52,38 @@ pub struct Client {
     token: Option<String>,
 }
 
-/// Options of a [`Client`].
-#[derive(Debug, Clone)]
+/// Options of a [`Client`]. Its `Debug` never shows the bearer token.
+#[derive(Clone)]
 pub struct ClientBuilder {
     base: String,
     revision: ProtocolVersion,
     connect_timeout: Duration,
     read_timeout: Duration,
     token: Option<String>,
+}
+
+fn redacted(token: &Option<String>) -> &'static str {
+    if token.is_some() { "<redacted>" } else { "none" }
+}
+
+impl std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Client")
+            .field("base", &self.base.as_str())
+            .field("revision", &self.revision)
+            .field("token", &redacted(&self.token))
+            .finish_non_exhaustive()
+    }
+}
+
+impl std::fmt::Debug for ClientBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClientBuilder")
+            .field("base", &self.base)
+            .field("revision", &self.revision)
+            .field("token", &redacted(&self.token))
+            .finish_non_exhaustive()
+    }
 }
 
 impl ClientBuilder {

@@ -54,6 +54,10 @@ pub struct ExtensionConfig {
     /// Protocol revision to negotiate (`"1.0"` or `"2026-08-01"`); the newest by default.
     #[serde(default)]
     pub revision: Option<String>,
+    /// Name of an environment variable holding a bearer token for this extension (sent
+    /// to its AEP routes and its MCP servers). The token itself never goes in the file.
+    #[serde(default)]
+    pub token_env: Option<String>,
 }
 
 /// `[tools.<id>]`: exactly one of (`extension` + `contribution`) or (`mcp_url` + `mcp_tool`).

@@ -92,6 +92,9 @@ async fn resolve_aep(
         )
         .with_target(&server.endpoint)
     })?;
+    if let Some(token) = entry.bearer_token() {
+        pool.set_bearer_token(&entry.base_url, token);
+    }
     let tool = pool
         .find_tool(&url, &contribution.mcp.tool)
         .await

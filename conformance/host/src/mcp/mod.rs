@@ -84,6 +84,8 @@ pub struct McpPool {
 struct Inner {
     options: PoolOptions,
     servers: Mutex<HashMap<String, Arc<Slot>>>,
+    // Bearer tokens by URL prefix (an extension's base URL); never logged.
+    tokens: Mutex<Vec<(String, String)>>,
 }
 
 impl std::fmt::Debug for McpPool {
@@ -106,18 +108,42 @@ impl McpPool {
             inner: Arc::new(Inner {
                 options,
                 servers: Mutex::default(),
+                tokens: Mutex::default(),
             }),
         }
     }
 
+    /// Sends `Authorization: Bearer <token>` to every MCP server whose URL starts with
+    /// `prefix` (an extension's base URL), on connections made from now on.
+    pub fn set_bearer_token(&self, prefix: &Url, token: &str) {
+        let mut tokens = match self.inner.tokens.lock() {
+            Ok(tokens) => tokens,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        tokens.retain(|(p, _)| p != prefix.as_str());
+        tokens.push((prefix.as_str().to_owned(), token.to_owned()));
+    }
+
+    fn token_for(&self, url: &Url) -> Option<String> {
+        let tokens = match self.inner.tokens.lock() {
+            Ok(tokens) => tokens,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        tokens
+            .iter()
+            .find(|(prefix, _)| url.as_str().starts_with(prefix.as_str()))
+            .map(|(_, t)| t.clone())
+    }
+
     fn slot(&self, url: &Url) -> Arc<Slot> {
+        let token = self.token_for(url);
         let mut servers = match self.inner.servers.lock() {
             Ok(servers) => servers,
             Err(poisoned) => poisoned.into_inner(),
         };
         servers
             .entry(url.as_str().to_owned())
-            .or_insert_with(|| Arc::new(Slot::new(url.clone(), self.inner.options.clone())))
+            .or_insert_with(|| Arc::new(Slot::new(url.clone(), self.inner.options.clone(), token)))
             .clone()
     }
 

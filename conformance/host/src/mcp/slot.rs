@@ -28,6 +28,8 @@ struct Cached {
 pub(crate) struct Slot {
     url: Url,
     options: PoolOptions,
+    // Sent as `Authorization: Bearer`; never logged (the struct has no Debug).
+    token: Option<String>,
     connection: Mutex<Option<Arc<Client>>>,
     tools: Mutex<Option<Cached>>,
     signals: Arc<Signals>,
@@ -41,10 +43,11 @@ fn alive(client: &Client) -> bool {
 }
 
 impl Slot {
-    pub(crate) fn new(url: Url, options: PoolOptions) -> Self {
+    pub(crate) fn new(url: Url, options: PoolOptions, token: Option<String>) -> Self {
         Self {
             url,
             options,
+            token,
             connection: Mutex::new(None),
             tools: Mutex::new(None),
             signals: Arc::default(),
@@ -82,9 +85,12 @@ impl Slot {
     }
 
     async fn connect(&self) -> Result<Client> {
-        let config = StreamableHttpClientTransportConfig::with_uri(self.url.as_str())
+        let mut config = StreamableHttpClientTransportConfig::with_uri(self.url.as_str())
             .reinit_on_expired_session(true)
             .session_recovery_timeout(self.options.connect_timeout);
+        if let Some(token) = &self.token {
+            config = config.auth_header(token.clone());
+        }
         let transport = StreamableHttpClientTransport::from_config(config);
         let (protocol, lifecycle) = match self.options.revision {
             McpRevision::Session => (

@@ -26,6 +26,17 @@ pub struct ExtensionEntry {
     /// The revision negotiated, exactly.
     pub revision: ProtocolVersion,
     client: Client,
+    token: Option<Token>,
+}
+
+/// A bearer token; its `Debug` never shows it.
+#[derive(Clone)]
+struct Token(String);
+
+impl std::fmt::Debug for Token {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("<redacted>")
+    }
 }
 
 impl ExtensionEntry {
@@ -60,7 +71,26 @@ impl ExtensionEntry {
             base_url,
             revision,
             client,
+            token: None,
         })
+    }
+
+    /// Sends `Authorization: Bearer <token>` to this extension: its AEP routes through
+    /// the canonical client and, through the catalog's MCP pool, its MCP servers.
+    pub fn with_bearer_token(mut self, token: &str) -> Result<Self> {
+        self.client = Client::builder(self.base_url.as_str())
+            .revision(self.revision)
+            .connect_timeout(CONNECT_TIMEOUT)
+            .read_timeout(READ_TIMEOUT)
+            .bearer_token(token)
+            .build()?;
+        self.token = Some(Token(token.to_owned()));
+        Ok(self)
+    }
+
+    /// The bearer token configured for this extension, if any.
+    pub fn bearer_token(&self) -> Option<&str> {
+        self.token.as_ref().map(|t| t.0.as_str())
     }
 
     /// Parses `id=url` (the `--extension` flag).

@@ -47,7 +47,17 @@ impl Registry {
                 Some(text) => parse_revision(text)?,
                 None => ProtocolVersion::LATEST,
             };
-            registry.insert(ExtensionEntry::new(id, &extension.url, revision)?)?;
+            let mut entry = ExtensionEntry::new(id, &extension.url, revision)?;
+            if let Some(variable) = &extension.token_env {
+                let token = std::env::var(variable).map_err(|_| {
+                    HostError::new(
+                        ErrorCode::ConfigurationInvalid,
+                        format!("extension '{id}': token_env names '{variable}', which is not set"),
+                    )
+                })?;
+                entry = entry.with_bearer_token(&token)?;
+            }
+            registry.insert(entry)?;
         }
         Ok(registry)
     }
