@@ -426,9 +426,9 @@ enum Expect {
     StalledHeaders,
     /// The connection is closed by the server within the bound, with no HTTP/1 answer.
     Closes,
-    /// A connection that never sends a byte. hyper's header-read timer starts with the
-    /// first byte, so the SDK holds such a connection until the client leaves (no idle
-    /// timeout yet); closing it is fine too. Other clients are served meanwhile.
+    /// A connection that never sends a byte: the serve loop closes it after the
+    /// header-read timeout (hyper's own timer only starts with the first byte). Other
+    /// clients are served meanwhile.
     Idle,
     /// The body ends early (the client shut its write side): the server answers a 4xx
     /// AEP error or closes; it cannot be a 5xx.

@@ -244,6 +244,19 @@ async fn slow_headers_are_cut_off() {
 }
 
 #[tokio::test]
+async fn silent_connections_are_closed() {
+    let limits = ConnectionLimits {
+        header_read_timeout: Duration::from_millis(300),
+        ..Default::default()
+    };
+    let addr = serve_with_limits(Guarded.into_extension().unwrap(), limits).await;
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    // Not a single byte: the server closes the connection within the bound anyway.
+    let answer = read_to_close(&mut stream).await;
+    assert!(answer.is_empty(), "{answer}");
+}
+
+#[tokio::test]
 async fn stalled_bodies_get_408() {
     let extension = Guarded
         .extension_builder()

@@ -223,16 +223,25 @@ impl Extension {
             // Each SSE event is a small write: without this, Nagle's algorithm holds it
             // back until the previous one is acknowledged.
             let _ = stream.set_nodelay(true);
-            let service = hyper::service::service_fn({
-                let router = router.clone();
-                move |request: http::Request<Incoming>| router.clone().oneshot(request.map(Body::new))
-            });
-            let connection = builder
-                .serve_connection_with_upgrades(TokioIo::new(stream), service)
-                .into_owned();
-            let connection = graceful.watch(connection);
+            let watcher = graceful.watcher();
+            let builder = builder.clone();
+            let router = router.clone();
+            let first_byte = limits.header_read_timeout;
             tokio::spawn(async move {
-                if let Err(error) = connection.await {
+                // hyper's header timer starts with the first byte; bound the wait for it too,
+                // so a connection that never sends anything does not stay open forever.
+                let mut probe = [0u8; 1];
+                if !matches!(
+                    tokio::time::timeout(first_byte, stream.peek(&mut probe)).await,
+                    Ok(Ok(1..))
+                ) {
+                    return;
+                }
+                let service = hyper::service::service_fn(move |request: http::Request<Incoming>| {
+                    router.clone().oneshot(request.map(Body::new))
+                });
+                let connection = builder.serve_connection_with_upgrades(TokioIo::new(stream), service);
+                if let Err(error) = watcher.watch(connection.into_owned()).await {
                     tracing::debug!("connection ended: {error}");
                 }
             });
