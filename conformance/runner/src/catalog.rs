@@ -273,6 +273,11 @@ pub const CATALOG: &[CheckInfo] = &[
         "a stateless MCP client (revision 2026-07-28, server/discover) is served by every server",
     ),
     required(
+        "6.mcp.origin",
+        "6",
+        "an MCP request from a foreign browser Origin is refused with 403 (DNS-rebinding rule)",
+    ),
+    required(
         "6.tools.contribution-maps",
         "6",
         "every tool contribution maps to a tool in its server's tools/list",

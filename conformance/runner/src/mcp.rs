@@ -29,6 +29,20 @@ pub(crate) struct McpServer {
     pub(crate) tools: Option<Result<Vec<Tool>, String>>,
 }
 
+/// A browser origin no extension should accept.
+pub(crate) const FOREIGN_ORIGIN: &str = "https://aep-conformance.invalid";
+
+fn initialize_body() -> serde_json::Value {
+    json!({
+        "jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {
+            "protocolVersion": McpVersion::V_2025_11_25.as_str(),
+            "capabilities": {},
+            "clientInfo": {"name": "aep-conformance", "version": env!("CARGO_PKG_VERSION")}
+        }
+    })
+}
+
 fn client_info(version: McpVersion) -> ClientConfig {
     ClientConfig::new(
         ClientCapabilities::default(),
@@ -60,16 +74,46 @@ impl McpServer {
         result
     }
 
+    /// A raw `initialize` from a foreign browser `Origin` must be refused with 403 (the
+    /// MCP specification's DNS-rebinding rule).
+    pub(crate) async fn refuses_foreign_origin(&self, http: &Http) -> Result<(), String> {
+        let url = self.endpoint.clone()?;
+        let request = http
+            .request(Method::POST, url.as_str())
+            .header(header::CONTENT_TYPE, "application/json")
+            .header(header::ACCEPT, "application/json, text/event-stream")
+            .header(header::ORIGIN, FOREIGN_ORIGIN)
+            .json(&initialize_body());
+        let response = tokio::time::timeout(http.timeout, request.send())
+            .await
+            .map_err(|_| format!("{url}: no answer within {:?}", http.timeout))?
+            .map_err(|e| crate::http::describe_error(url.as_str(), &e))?;
+        let status = response.status();
+        let session = response
+            .headers()
+            .get("mcp-session-id")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
+        drop(response);
+        if let Some(session) = session {
+            let delete = http
+                .request(Method::DELETE, url.as_str())
+                .header("mcp-session-id", session)
+                .send();
+            let _ = tokio::time::timeout(Duration::from_secs(2), delete).await;
+        }
+        if status.as_u16() == 403 {
+            return Ok(());
+        }
+        Err(format!(
+            "POST {url} (initialize) with Origin {FOREIGN_ORIGIN} answered HTTP {}, not 403",
+            status.as_u16()
+        ))
+    }
+
     async fn probe(&self, http: &Http) -> Result<(), String> {
         let url = self.endpoint.clone()?;
-        let body = json!({
-            "jsonrpc": "2.0", "id": 1, "method": "initialize",
-            "params": {
-                "protocolVersion": McpVersion::V_2025_11_25.as_str(),
-                "capabilities": {},
-                "clientInfo": {"name": "aep-conformance", "version": env!("CARGO_PKG_VERSION")}
-            }
-        });
+        let body = initialize_body();
         let request = http
             .request(Method::POST, url.as_str())
             .header(header::CONTENT_TYPE, "application/json")

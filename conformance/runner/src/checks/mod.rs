@@ -160,6 +160,7 @@ pub(crate) async fn run(id: &str, ctx: &mut Ctx) -> Verdict {
         "6.mcp.reachable" => tools::reachable(ctx).await,
         "6.mcp.initialize" => tools::initialize(ctx).await,
         "6.mcp.stateless" => tools::stateless(ctx).await,
+        "6.mcp.origin" => tools::origin(ctx).await,
         "6.tools.contribution-maps" => tools::contribution_maps(ctx).await,
         "6.tools.schemas" => tools::schemas(ctx).await,
         "6.tools.call" => tools::call(ctx).await,

@@ -128,6 +128,28 @@ pub(crate) async fn initialize(ctx: &mut Ctx) -> Verdict {
     findings.verdict()
 }
 
+/// `6.mcp.origin`.
+pub(crate) async fn origin(ctx: &mut Ctx) -> Verdict {
+    need!(servers(ctx).await);
+    ensure_probed(ctx).await;
+    let http = ctx.http.clone();
+    let mut findings = Findings::default();
+    for server in ctx.mcp.iter().flatten() {
+        if !usable(server, &mut findings) {
+            continue;
+        }
+        let id = server.id.clone();
+        findings.check(
+            server
+                .refuses_foreign_origin(&http)
+                .await
+                .map(|()| format!("server '{id}': a foreign Origin gets 403"))
+                .map_err(|e| format!("server '{id}': {e}")),
+        );
+    }
+    findings.verdict()
+}
+
 /// `6.mcp.stateless`.
 pub(crate) async fn stateless(ctx: &mut Ctx) -> Verdict {
     need!(servers(ctx).await);

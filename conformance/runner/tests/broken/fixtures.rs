@@ -321,6 +321,12 @@ pub const FIXTURES: &[Fixture] = &[
         build: mcp_stateless_broken,
     },
     Fixture {
+        name: "mcp-any-origin",
+        breaks: "the MCP endpoint accepts any browser Origin",
+        expected: &["6.mcp.origin"],
+        build: mcp_any_origin,
+    },
+    Fixture {
         name: "missing-tool",
         breaks: "a contribution maps to a tool the MCP server does not list",
         expected: &["6.tools.contribution-maps"],
@@ -896,7 +902,11 @@ fn mcp_unreachable() -> Router {
 /// Answers MCP requests whose JSON-RPC method is `method` with a JSON-RPC error.
 fn mcp_method_error(router: Router, method: &'static str) -> Router {
     hook(router, move |request: Request, next: Next| async move {
-        if request.uri().path() != "/mcp" || request.method() != Method::POST {
+        // Browser requests (with an Origin) still reach the server's own Origin check.
+        if request.uri().path() != "/mcp"
+            || request.method() != Method::POST
+            || request.headers().contains_key("origin")
+        {
             return next.run(request).await;
         }
         let (parts, body) = buffer(request).await;
@@ -915,6 +925,18 @@ fn mcp_initialize_broken() -> Router {
 
 fn mcp_stateless_broken() -> Router {
     mcp_method_error(Reference::router(), "server/discover")
+}
+
+fn mcp_any_origin() -> Router {
+    let access = aep_sdk::server::McpAccess {
+        allowed_origins: vec!["https://aep-conformance.invalid".into()],
+        ..Default::default()
+    };
+    Reference::builder()
+        .mcp_access(access)
+        .build()
+        .expect("valid declaration")
+        .router()
 }
 
 fn missing_tool() -> Router {
