@@ -43,6 +43,44 @@ fn initialize_body() -> serde_json::Value {
     })
 }
 
+/// A raw `initialize` POST (optionally from a browser `origin`); returns the status and
+/// content type. Only the head is read (an SSE answer may stay open), and a session it
+/// opened is deleted again.
+async fn post_initialize(
+    http: &Http,
+    url: &Url,
+    origin: Option<&str>,
+) -> Result<(reqwest::StatusCode, String), String> {
+    let mut request = http
+        .request(Method::POST, url.as_str())
+        .header(header::CONTENT_TYPE, "application/json")
+        .header(header::ACCEPT, "application/json, text/event-stream")
+        .json(&initialize_body());
+    if let Some(origin) = origin {
+        request = request.header(header::ORIGIN, origin);
+    }
+    let response = tokio::time::timeout(http.timeout, request.send())
+        .await
+        .map_err(|_| format!("{url}: no answer within {:?}", http.timeout))?
+        .map_err(|e| crate::http::describe_error(url.as_str(), &e))?;
+    let status = response.status();
+    let content_type = essence(response.headers());
+    let session = response
+        .headers()
+        .get("mcp-session-id")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
+    drop(response);
+    if let Some(session) = session {
+        let delete = http
+            .request(Method::DELETE, url.as_str())
+            .header("mcp-session-id", session)
+            .send();
+        let _ = tokio::time::timeout(Duration::from_secs(2), delete).await;
+    }
+    Ok((status, content_type))
+}
+
 fn client_info(version: McpVersion) -> ClientConfig {
     ClientConfig::new(
         ClientCapabilities::default(),
@@ -78,30 +116,7 @@ impl McpServer {
     /// MCP specification's DNS-rebinding rule).
     pub(crate) async fn refuses_foreign_origin(&self, http: &Http) -> Result<(), String> {
         let url = self.endpoint.clone()?;
-        let request = http
-            .request(Method::POST, url.as_str())
-            .header(header::CONTENT_TYPE, "application/json")
-            .header(header::ACCEPT, "application/json, text/event-stream")
-            .header(header::ORIGIN, FOREIGN_ORIGIN)
-            .json(&initialize_body());
-        let response = tokio::time::timeout(http.timeout, request.send())
-            .await
-            .map_err(|_| format!("{url}: no answer within {:?}", http.timeout))?
-            .map_err(|e| crate::http::describe_error(url.as_str(), &e))?;
-        let status = response.status();
-        let session = response
-            .headers()
-            .get("mcp-session-id")
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_owned);
-        drop(response);
-        if let Some(session) = session {
-            let delete = http
-                .request(Method::DELETE, url.as_str())
-                .header("mcp-session-id", session)
-                .send();
-            let _ = tokio::time::timeout(Duration::from_secs(2), delete).await;
-        }
+        let (status, _) = post_initialize(http, &url, Some(FOREIGN_ORIGIN)).await?;
         if status.as_u16() == 403 {
             return Ok(());
         }
@@ -113,32 +128,7 @@ impl McpServer {
 
     async fn probe(&self, http: &Http) -> Result<(), String> {
         let url = self.endpoint.clone()?;
-        let body = initialize_body();
-        let request = http
-            .request(Method::POST, url.as_str())
-            .header(header::CONTENT_TYPE, "application/json")
-            .header(header::ACCEPT, "application/json, text/event-stream")
-            .json(&body);
-        // Only the head matters: an SSE answer may stay open.
-        let response = tokio::time::timeout(http.timeout, request.send())
-            .await
-            .map_err(|_| format!("{url}: no answer within {:?}", http.timeout))?
-            .map_err(|e| crate::http::describe_error(url.as_str(), &e))?;
-        let status = response.status();
-        let content_type = essence(response.headers());
-        let session = response
-            .headers()
-            .get("mcp-session-id")
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_owned);
-        drop(response);
-        if let Some(session) = session {
-            let delete = http
-                .request(Method::DELETE, url.as_str())
-                .header("mcp-session-id", session)
-                .send();
-            let _ = tokio::time::timeout(Duration::from_secs(2), delete).await;
-        }
+        let (status, content_type) = post_initialize(http, &url, None).await?;
         if !status.is_success() {
             return Err(format!(
                 "POST {url} (initialize) answered HTTP {}",
