@@ -55,6 +55,8 @@ pub mod codes {
     pub const INTERNAL_ERROR: &str = "internal_error";
     /// Missing or wrong credentials (401).
     pub const UNAUTHORIZED: &str = "unauthorized";
+    /// A browser `Origin` the extension does not accept (403, DNS-rebinding rule).
+    pub const ORIGIN_NOT_ALLOWED: &str = "origin_not_allowed";
     /// The extension is shutting down (503).
     pub const SHUTTING_DOWN: &str = "shutting_down";
     /// The upstream did not answer in time (504).

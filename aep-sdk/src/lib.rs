@@ -60,6 +60,7 @@
 pub mod config;
 pub mod error;
 pub mod protocol;
+pub mod schema;
 pub mod server;
 pub mod testing;
 pub mod tool;

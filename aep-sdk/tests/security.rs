@@ -1,5 +1,5 @@
 //! Security guarantees: bearer-token authentication on every AEP and MCP route, the MCP
-//! endpoints' Host/Origin checks (DNS rebinding), bounds on slow clients, and request
+//! endpoints' Host/Origin checks (DNS rebinding; browsers and CORS: `browser_access.rs`), bounds on slow clients, and request
 //! tracing that never records credentials.
 
 use std::io::Write;
@@ -176,6 +176,7 @@ async fn mcp_endpoints_reject_foreign_hosts_and_origins() {
     let access = McpAccess {
         allowed_hosts: vec!["extensions.internal".into()],
         allowed_origins: vec!["https://app.example".into()],
+        ..McpAccess::default()
     };
     let server = spawn(Guarded.into_extension().unwrap().with_mcp_access(access).router()).await;
     let base = &server.base_url;

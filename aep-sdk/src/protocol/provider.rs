@@ -100,12 +100,13 @@ impl ModelDescriptor {
     }
 }
 
-/// `{"status": "available"|"unavailable", "details"?: "..."}`.
+/// `{"status": "available", "details"?: "..."}`. The status is an open string (spec
+/// section 1): see [`Availability`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Health {
     /// Availability.
     pub status: Availability,
-    /// Why, when unavailable.
+    /// What the status means right now (why unavailable, what is loading, ...).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub details: Option<String>,
 }
@@ -121,19 +122,99 @@ impl Health {
 
     /// `{"status":"unavailable","details":...}`.
     pub fn unavailable(details: impl Into<String>) -> Self {
+        Self::new(Availability::Unavailable, details)
+    }
+
+    /// Any status with details, e.g. `Health::new(Availability::Loading, "model is loading")`.
+    pub fn new(status: Availability, details: impl Into<String>) -> Self {
         Self {
-            status: Availability::Unavailable,
+            status,
             details: Some(details.into()),
+        }
+    }
+
+    /// Whether the status says the extension or provider is serving (only `available`).
+    pub fn is_serving(&self) -> bool {
+        self.status.is_serving()
+    }
+}
+
+/// Health status: an open string on the wire. The values in use are named; any other is
+/// kept as [`Availability::Other`] and written back unchanged.
+///
+/// ```
+/// use aep_sdk::protocol::{Availability, Health};
+///
+/// let health: Health = serde_json::from_str(r#"{"status":"warming-up"}"#).unwrap();
+/// assert_eq!(health.status, Availability::Other("warming-up".into()));
+/// assert!(!health.is_serving());
+/// assert_eq!(serde_json::to_string(&Availability::Loading).unwrap(), r#""loading""#);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Availability {
+    /// `available`: serving; the only status that counts as serving.
+    Available,
+    /// `unavailable`: not serving; see `details`.
+    Unavailable,
+    /// `loading`: a model is loading (the reference llama.cpp and LocalAI extensions
+    /// answer it while their backend answers 503).
+    Loading,
+    /// `unreachable`: the backend could not be reached.
+    Unreachable,
+    /// `degraded`: serving with reduced capacity or features (the reference's
+    /// management layer).
+    Degraded,
+    /// Any other value, exactly as received.
+    Other(String),
+}
+
+impl Availability {
+    /// The wire string.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Self::Available => "available",
+            Self::Unavailable => "unavailable",
+            Self::Loading => "loading",
+            Self::Unreachable => "unreachable",
+            Self::Degraded => "degraded",
+            Self::Other(value) => value,
+        }
+    }
+
+    /// Only `available` counts as serving.
+    pub fn is_serving(&self) -> bool {
+        *self == Self::Available
+    }
+}
+
+impl From<&str> for Availability {
+    fn from(value: &str) -> Self {
+        match value {
+            "available" => Self::Available,
+            "unavailable" => Self::Unavailable,
+            "loading" => Self::Loading,
+            "unreachable" => Self::Unreachable,
+            "degraded" => Self::Degraded,
+            other => Self::Other(other.to_owned()),
         }
     }
 }
 
-/// Health status value.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub enum Availability {
-    /// Serving.
-    Available,
-    /// Not serving; see `details`.
-    Unavailable,
+impl std::fmt::Display for Availability {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for Availability {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for Availability {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let value = std::borrow::Cow::<'de, str>::deserialize(deserializer)?;
+        Ok(Self::from(&*value))
+    }
 }

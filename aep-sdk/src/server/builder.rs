@@ -12,7 +12,8 @@ use tower_http::trace::TraceLayer;
 
 use super::auth::{self, BearerAuth};
 use super::body::BodyLimits;
-use super::mcp::{McpAccess, McpMount};
+use super::access::{McpAccess, OriginPolicy};
+use super::mcp::McpMount;
 use super::provider::ModelProvider;
 use super::routes::{self, Registered, RequestCheck, Shared};
 use crate::protocol::{
@@ -106,8 +107,9 @@ impl Extension {
     }
 
     /// Every AEP route and co-hosted MCP server, with tracing, panic catching, the body
-    /// limit and body-read timeout, and authentication when configured; unknown routes
-    /// and wrong methods answer AEP errors.
+    /// limit and body-read timeout, the browser `Origin` rule and CORS (see
+    /// [`McpAccess`]), and authentication when configured; unknown routes and wrong
+    /// methods answer AEP errors.
     pub fn router(&self) -> Router {
         let settings = &self.settings;
         // Capability and user routes: `AepJson` finds the limits in the extensions, and
@@ -127,6 +129,10 @@ impl Extension {
         if let Some(auth) = &settings.auth {
             router = router.layer(axum::middleware::from_fn_with_state(auth.clone(), auth::require));
         }
+        // Outside authentication: preflights carry no credentials, and a foreign origin is
+        // refused before anything else looks at the request.
+        let mcp_paths = self.mcp.iter().map(|m| m.path.clone()).collect();
+        let router = OriginPolicy::new(&settings.mcp_access, mcp_paths).apply(router);
         // The default span records method, URI and version, never headers or bodies.
         router.layer(TraceLayer::new_for_http())
     }
@@ -143,7 +149,8 @@ impl Extension {
         self
     }
 
-    /// Sets who may reach the co-hosted MCP endpoints (`Host` and `Origin` checks).
+    /// Sets who may reach the extension: the MCP endpoints' `Host` check and the browser
+    /// origins every route accepts.
     pub fn with_mcp_access(mut self, access: McpAccess) -> Self {
         self.settings.mcp_access = access;
         self
@@ -266,8 +273,9 @@ impl ExtensionBuilder {
         self
     }
 
-    /// Who may reach the co-hosted MCP endpoints (`Host` and `Origin` checks; default:
-    /// loopback host names only, no browser origin).
+    /// Who may reach the extension: the MCP endpoints' `Host` check and the browser
+    /// origins every route accepts (default: loopback host names; browser pages on this
+    /// machine only).
     pub fn mcp_access(mut self, access: McpAccess) -> Self {
         self.settings.mcp_access = access;
         self

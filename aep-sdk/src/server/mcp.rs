@@ -1,6 +1,7 @@
 //! Mounting rmcp servers (Streamable HTTP) inside the extension's router, with the MCP
-//! specification's DNS-rebinding protection: a `Host` outside the allowed list and an
-//! `Origin` outside the allowed list are answered 403.
+//! specification's DNS-rebinding protection: a `Host` outside the allowed list is
+//! answered 403 here, by rmcp; the `Origin` rule and CORS apply to every route and live
+//! in [`super::access`].
 
 use std::sync::Arc;
 
@@ -14,29 +15,9 @@ use rmcp::transport::streamable_http_server::{
 };
 use tokio_util::sync::CancellationToken;
 
+use super::access::McpAccess;
 use super::body::BodyLimits;
 use crate::protocol::McpServerDescriptor;
-
-/// Who may reach the co-hosted MCP endpoints.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct McpAccess {
-    /// Accepted `Host` values (with or without port). Default: `localhost`, `127.0.0.1`,
-    /// `::1`. Add the names clients use when listening on other interfaces.
-    pub allowed_hosts: Vec<String>,
-    /// Accepted `Origin` values (e.g. `https://app.example.com`); requests without an
-    /// `Origin` (non-browser clients) are always accepted. Default: none, so any browser
-    /// origin gets 403.
-    pub allowed_origins: Vec<String>,
-}
-
-impl Default for McpAccess {
-    fn default() -> Self {
-        Self {
-            allowed_hosts: vec!["localhost".into(), "127.0.0.1".into(), "::1".into()],
-            allowed_origins: Vec::new(),
-        }
-    }
-}
 
 type Mount = dyn Fn(&McpAccess, BodyLimits, CancellationToken) -> Router + Send + Sync;
 
@@ -59,8 +40,8 @@ impl McpMount {
             let config = StreamableHttpServerConfig::default()
                 .with_cancellation_token(shutdown)
                 .with_allowed_hosts(access.allowed_hosts.clone())
-                .with_allowed_origins(access.allowed_origins.clone())
-                .enforce_origin_validation();
+                // The router's origin guard has already refused foreign origins.
+                .disable_allowed_origins();
             let handler = handler.clone();
             let service = StreamableHttpService::new(
                 move || Ok(handler.clone()),
@@ -70,6 +51,7 @@ impl McpMount {
             Router::new()
                 .route_service(&route, service)
                 .layer(axum::middleware::from_fn_with_state(limits, read_body_first))
+                .layer(axum::middleware::from_fn(session_deleted))
         };
         Self {
             id,
@@ -107,4 +89,15 @@ async fn read_body_first(State(limits): State<BodyLimits>, request: Request, nex
         Ok(bytes) => next.run(Request::from_parts(parts, Body::from(bytes))).await,
         Err(error) => error.into_response(),
     }
+}
+
+/// rmcp answers a session DELETE with 202; MCP clients expect 200 or 204 (the official
+/// Python SDK logs "Session termination failed: 202" otherwise).
+async fn session_deleted(request: Request, next: Next) -> Response {
+    let delete = request.method() == http::Method::DELETE;
+    let mut response = next.run(request).await;
+    if delete && response.status() == http::StatusCode::ACCEPTED {
+        *response.status_mut() = http::StatusCode::OK;
+    }
+    response
 }

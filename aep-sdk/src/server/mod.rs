@@ -25,6 +25,7 @@
 //! }
 //! ```
 
+mod access;
 mod aep_extension;
 mod auth;
 mod body;
@@ -43,7 +44,7 @@ pub use builder::{
     DEFAULT_BODY_LIMIT, DEFAULT_BODY_READ_TIMEOUT, DEFAULT_KEEP_ALIVE, Extension, ExtensionBuilder,
 };
 pub use extract::{AepJson, AepPath};
-pub use mcp::McpAccess;
+pub use access::McpAccess;
 pub use provider::{ChatStream, ModelProvider, RequestContext, collect_stream};
 pub use serve::{ConnectionLimits, DEFAULT_LISTEN, ServeArgs, init_tracing, shutdown_signal};
 

@@ -11,7 +11,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::AepError;
 use crate::protocol::{
-    ChatRequest, ChatResponse, ChatUpdate, Content, ContentKind, Health, Message, ModelDescriptor,
+    ChatRequest, ChatResponse, ChatUpdate, Content, ContentKind, FinishReason, Health, Message, ModelDescriptor,
     ModelProviderDescriptor, Role,
 };
 
@@ -186,7 +186,8 @@ impl<P: ModelProvider> DynProvider for P {
 /// Folds a stream into one [`ChatResponse`]: consecutive text deltas are joined, as are
 /// reasoning deltas; tool calls and other contents are kept in order; `model`,
 /// `finishReason` and `usage` come from the updates that carry them. The first terminal
-/// update ends the fold; a terminal error update or an `Err` item becomes the error.
+/// update ends the fold; a stream that ends without one finishes with `stop`, as the
+/// streamed answer does; a terminal error update or an `Err` item becomes the error.
 pub async fn collect_stream(mut stream: ChatStream) -> Result<ChatResponse, AepError> {
     let mut folded = Fold::default();
     while let Some(item) = stream.next().await {
@@ -197,9 +198,12 @@ pub async fn collect_stream(mut stream: ChatStream) -> Result<ChatResponse, AepE
         let terminal = update.is_terminal();
         folded.push(update);
         if terminal {
-            break;
+            return Ok(folded.finish());
         }
     }
+    // Ending without a terminal update is a normal finish: `/chat/stream` sends
+    // `finishReason: "stop"` then (see `sse`), and both routes must agree.
+    folded.response.finish_reason = Some(FinishReason::Stop);
     Ok(folded.finish())
 }
 

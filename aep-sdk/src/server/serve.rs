@@ -42,7 +42,9 @@ pub struct ServeArgs {
     /// Extra `Host` values the MCP endpoints accept (besides localhost, 127.0.0.1, ::1).
     #[arg(long = "allowed-host", env = "AEP_ALLOWED_HOSTS", value_delimiter = ',')]
     pub allowed_hosts: Vec<String>,
-    /// Browser `Origin`s the MCP endpoints accept (none by default).
+    /// Browser `Origin`s every route accepts besides pages on this machine (which are
+    /// accepted only on a loopback listen address), as scheme://host[:port] with `*` for
+    /// any port: e.g. https://app.example.com,http://dev.example:*.
     #[arg(long = "allowed-origin", env = "AEP_ALLOWED_ORIGINS", value_delimiter = ',')]
     pub allowed_origins: Vec<String>,
     /// Seconds a client may take to send a request's headers.
@@ -198,7 +200,13 @@ impl Extension {
         signal: impl Future<Output = ()> + Send + 'static,
         limits: ConnectionLimits,
     ) -> Result<(), Error> {
-        let router = self.router();
+        let mut this = self;
+        // Pages on this machine are trusted only when the extension is reachable from
+        // nowhere else; on other interfaces browser origins must be listed explicitly.
+        if !listener.local_addr()?.ip().is_loopback() {
+            this.settings.mcp_access.local_origins = false;
+        }
+        let router = this.router();
         let graceful = GracefulShutdown::new();
         let mut builder = auto::Builder::new(TokioExecutor::new());
         builder
@@ -257,7 +265,7 @@ impl Extension {
             () = &mut drained => return Ok(()),
             () = tokio::time::sleep(limits.shutdown_grace) => {}
         }
-        self.shutdown.cancel();
+        this.shutdown.cancel();
         if tokio::time::timeout(Duration::from_secs(5), drained)
             .await
             .is_err()

@@ -34,9 +34,22 @@ impl ToolContext {
         &self.cancellation
     }
 
-    /// The request's `_meta`, if any.
+    /// The request's `_meta` (progress token, client metadata, trace context), if the
+    /// client sent one.
     pub fn meta(&self) -> Option<&JsonObject> {
         self.meta.as_ref()
+    }
+
+    /// The progress token the client sent in `_meta.progressToken` (a string or an
+    /// integer), if any: progress notifications for this call must carry it.
+    pub fn progress_token(&self) -> Option<&serde_json::Value> {
+        self.meta.as_ref()?.get("progressToken")
+    }
+
+    /// The same context carrying `meta` as the request's `_meta` (tests, direct calls).
+    pub fn with_meta(mut self, meta: JsonObject) -> Self {
+        self.meta = Some(meta);
+        self
     }
 }
 
@@ -150,9 +163,14 @@ impl<S: Send + Sync + 'static> ServerHandler for ToolServer<S> {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        // rmcp moves the request's `_meta` into the context; older clients' `_meta` may
+        // still sit on the params.
+        let meta = Some(context.meta.0.0)
+            .filter(|m| !m.is_empty())
+            .or_else(|| request.meta.map(|m| m.0.0).filter(|m| !m.is_empty()));
         let ctx = ToolContext {
             cancellation: context.ct.clone(),
-            meta: None,
+            meta,
         };
         let arguments = request.arguments.unwrap_or_default();
         let Some((_, call)) = self.calls.iter().find(|(n, _)| *n == request.name) else {

@@ -38,7 +38,7 @@ use aep_sdk::prelude::*;
 
 use crate::config::OllamaConfig;
 use crate::models::ModelCatalog;
-use crate::ollama::OllamaClient;
+use crate::ollama::{OllamaClient, OllamaError};
 use crate::profile::ModelProfile;
 
 /// The extension id of the reference extension.
@@ -104,8 +104,8 @@ impl OllamaExtension {
         self.catalog.list(&self.client).await
     }
 
-    /// `/api/version` answers: available, with Ollama's version; otherwise
-    /// unavailable, saying why.
+    /// `/api/version` answers: available, with Ollama's version; no connection:
+    /// unreachable; any other failure: unavailable, saying why.
     #[health(provider = "ollama")]
     async fn ollama_health(&self) -> Result<Health, AepError> {
         let url = self.client.base_url();
@@ -117,6 +117,9 @@ impl OllamaExtension {
                 )),
                 ..Health::available()
             },
+            // The reference llama.cpp and LocalAI extensions' vocabulary: `unreachable`
+            // when no connection could be made, `unavailable` when Ollama answered wrong.
+            Err(error @ OllamaError::Unreachable { .. }) => Health::new(Availability::Unreachable, error.to_string()),
             Err(error) => Health::unavailable(format!("{error} (Ollama at {url})")),
         })
     }

@@ -150,7 +150,8 @@ async fn health_follows_ollama() {
     let mut fake = fake;
     fake.stop().await;
     let health = client.provider_health("ollama").await.unwrap();
-    assert_eq!(health.status, aep_sdk::protocol::Availability::Unavailable);
+    assert_eq!(health.status, aep_sdk::protocol::Availability::Unreachable);
+    assert!(!health.is_serving());
     let details = health.details.unwrap_or_default();
     assert!(
         details.contains("unreachable") && details.contains(&fake.base_url()),
