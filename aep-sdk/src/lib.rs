@@ -87,7 +87,7 @@ pub mod prelude {
     pub use crate::AepError;
     pub use crate::aep_extension;
     pub use crate::protocol::{
-        ChatRequest, ChatResponse, ChatUpdate, Content, ContentKind, FinishReason, Health, Message,
+        Availability, ChatRequest, ChatResponse, ChatUpdate, Content, ContentKind, FinishReason, Health, Message,
         ModelDescriptor, ModelProviderDescriptor, ProviderCapabilities, Role, ToolCall, Usage,
     };
     pub use crate::server::{AepExtension, ChatStream, RequestContext};

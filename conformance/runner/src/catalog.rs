@@ -70,7 +70,12 @@ pub const CATALOG: &[CheckInfo] = &[
     required(
         "1.discovery.revision",
         "1",
-        "each discovery route's protocolVersion is exactly its revision (\"1.0\", \"2026-08-01\")",
+        "/.well-known/aep says \"2026-08-01\"; /.well-known/agentstration says \"1.0\" or the canonical \"2026-08-01\"",
+    ),
+    recommended(
+        "1.discovery.v1-exact",
+        "1",
+        "/.well-known/agentstration says exactly \"1.0\" (hosts speaking V1 refuse the canonical alias); required with --revision 1.0",
     ),
     required(
         "1.discovery.identical",
@@ -267,7 +272,7 @@ pub const CATALOG: &[CheckInfo] = &[
         "6",
         "an MCP session client (revision 2025-11-25, initialize) connects to every server",
     ),
-    required(
+    recommended(
         "6.mcp.stateless",
         "6",
         "a stateless MCP client (revision 2026-07-28, server/discover) is served by every server",
@@ -298,6 +303,22 @@ pub const CATALOG: &[CheckInfo] = &[
         "closing a stream early does not break the extension: the next requests succeed",
     ),
 ];
+
+/// The check whose level depends on the revisions checked: the canonical document on the
+/// V1 route is legal for `2026-08-01` hosts, and fatal for the V1 hosts `--revision 1.0`
+/// speaks for.
+pub const V1_EXACT: &str = "1.discovery.v1-exact";
+
+impl CheckInfo {
+    /// The level of this check in a run over `revisions`.
+    pub fn level_in(&self, revisions: crate::Revisions) -> Level {
+        if self.id == V1_EXACT && revisions == crate::Revisions::V1 {
+            Level::Required
+        } else {
+            self.level
+        }
+    }
+}
 
 /// The catalogue entry of `id`.
 pub fn info(id: &str) -> Option<&'static CheckInfo> {

@@ -8,20 +8,22 @@ use crate::ctx::Ctx;
 use crate::options::{Options, ProgressEvent};
 use crate::report::{CheckResult, Report, Status};
 
-fn result(info: &CheckInfo, verdict: Verdict, strict: bool, started: Instant) -> CheckResult {
+fn result(info: &CheckInfo, verdict: Verdict, options: &Options, started: Instant) -> CheckResult {
     let elapsed = started.elapsed();
-    match verdict {
+    let level = info.level_in(options.revisions);
+    let result = match verdict {
         Verdict::Pass(notes) => CheckResult::new(info, Status::Passed, None, notes, elapsed),
         Verdict::Skip(reason) => CheckResult::new(info, Status::Skipped, Some(reason), Vec::new(), elapsed),
         Verdict::Fail(reason, details) => {
-            let status = if info.level == Level::Recommended && !strict {
+            let status = if level == Level::Recommended && !options.strict {
                 Status::Warned
             } else {
                 Status::Failed
             };
             CheckResult::new(info, status, Some(reason), details, elapsed)
         }
-    }
+    };
+    CheckResult { level, ..result }
 }
 
 /// Runs every check `options` selects against the extension at `url`.
@@ -48,7 +50,7 @@ pub async fn check_with(url: &str, options: &Options) -> Report {
                 } else {
                     Verdict::Skip("the base URL is invalid".to_owned())
                 };
-                results.push(result(info, verdict, options.strict, Instant::now()));
+                results.push(result(info, verdict, options, Instant::now()));
             }
         }
         Ok(mut ctx) => {
@@ -63,7 +65,7 @@ pub async fn check_with(url: &str, options: &Options) -> Report {
                             options.check_timeout
                         )),
                     };
-                let done = result(info, verdict, options.strict, check_started);
+                let done = result(info, verdict, options, check_started);
                 notify(i + 1, info.id, Some(done.status));
                 tracing::debug!(id = info.id, status = done.status.as_str(), "check done");
                 results.push(done);

@@ -138,6 +138,35 @@ async fn recommended_checks_warn_without_strict() {
     );
 }
 
+/// Legal choices of foreign extensions (the C# reference's V1 alias, MCP servers that
+/// speak only the session revision) pass by default with a warning, and fail when asked
+/// for: `--strict`, or `--revision 1.0` for the alias.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn legal_foreign_choices_warn_by_default() {
+    for (name, check) in [
+        ("v1-canonical-alias", "1.discovery.v1-exact"),
+        ("mcp-stateless-broken", "6.mcp.stateless"),
+    ] {
+        let fixture = FIXTURES.iter().find(|f| f.name == name).expect("fixture exists");
+        let server = spawn((fixture.build)()).await;
+        let report = check_with(&server.base_url, &Options::default()).await;
+        assert!(report.is_success(), "{name}: {}", report.to_table(false));
+        let warned: Vec<&str> = report.warned().iter().map(|r| r.id).collect();
+        assert_eq!(warned, [check], "{name}");
+        let table = report.to_table(false);
+        if name == "v1-canonical-alias" {
+            assert!(table.contains("hosts speaking V1"), "{table}");
+            let v1_only = Options {
+                revisions: aep_conformance::Revisions::V1,
+                ..Options::default()
+            };
+            let report = check_with(&server.base_url, &v1_only).await;
+            assert_eq!(failed(&report), BTreeSet::from([check]), "{}", report.to_table(false));
+            assert_eq!(report.get(check).map(|r| r.level), Some(aep_conformance::Level::Required));
+        }
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bearer_token_is_sent_on_every_request_mcp_included() {
     use axum::extract::Request;

@@ -1,6 +1,6 @@
 //! Section 1: the discovery routes, the revision they report, and extension health.
 
-use aep_sdk::protocol::{Availability, Health, ProtocolVersion, capability, paths};
+use aep_sdk::protocol::{Health, ProtocolVersion, capability, paths};
 use serde_json::Value;
 
 use super::{Findings, Verdict};
@@ -24,28 +24,54 @@ pub(crate) async fn route(ctx: &mut Ctx, revision: ProtocolVersion) -> Verdict {
     }
 }
 
-/// `1.discovery.revision`.
+/// `1.discovery.revision`: each route reports a revision it may serve. The V1 route may
+/// serve the canonical document (the C# reference's compatibility alias); whether it
+/// should is `1.discovery.v1-exact`.
 pub(crate) async fn revision(ctx: &mut Ctx) -> Verdict {
     let mut findings = Findings::default();
     for revision in ctx.options.revisions.list() {
         let route = revision.discovery_path();
+        let legal: &[&str] = match revision {
+            ProtocolVersion::V1 => &[ProtocolVersion::V1.as_str(), ProtocolVersion::LATEST.as_str()],
+            _ => &[revision.as_str()],
+        };
         match ctx.discovery(revision).await {
             Err(_) => findings.skip(format!(
                 "{route} did not answer a JSON object (see its 1.discovery check)"
             )),
             Ok(document) => match document.get("protocolVersion") {
-                Some(Value::String(found)) if found == revision.as_str() => {
+                Some(Value::String(found)) if legal.contains(&found.as_str()) => {
                     findings.ok(format!("{route}: protocolVersion \"{found}\""));
                 }
                 Some(found) => findings.problem(format!(
-                    "{route}: protocolVersion is {found}, expected \"{}\"",
-                    revision.as_str()
+                    "{route}: protocolVersion is {found}, expected {}",
+                    legal.iter().map(|v| format!("\"{v}\"")).collect::<Vec<_>>().join(" or ")
                 )),
                 None => findings.problem(format!("{route}: protocolVersion is missing")),
             },
         }
     }
     findings.verdict()
+}
+
+/// `1.discovery.v1-exact`.
+pub(crate) async fn v1_exact(ctx: &mut Ctx) -> Verdict {
+    let v1 = ProtocolVersion::V1;
+    if !ctx.options.revisions.includes(v1) {
+        return not_selected(v1);
+    }
+    let route = v1.discovery_path();
+    let Ok(document) = ctx.discovery(v1).await else {
+        return Verdict::Skip(format!("{route} did not answer a JSON object (see 1.discovery.v1)"));
+    };
+    match document.get("protocolVersion").and_then(Value::as_str) {
+        Some(found) if found == v1.as_str() => Verdict::Pass(vec![format!("{route}: protocolVersion \"1.0\"")]),
+        Some(found) if found == ProtocolVersion::LATEST.as_str() => Verdict::fail(format!(
+            "{route} serves the canonical \"{found}\" document: hosts speaking V1 \"1.0\" will refuse \
+             this extension (protocol_incompatible); serve protocolVersion \"1.0\" there"
+        )),
+        _ => Verdict::Skip("the route reports another revision (see 1.discovery.revision)".to_owned()),
+    }
 }
 
 /// `1.discovery.identical`.
@@ -132,12 +158,12 @@ pub(crate) async fn health(ctx: &mut Ctx) -> Verdict {
         Err(error) => return Verdict::fail(format!("GET {path}: {error}")),
     };
     match serde_json::from_value::<Health>(value) {
-        Ok(Health {
-            status: Availability::Available,
-            ..
-        }) => Verdict::Pass(vec![format!("GET {path}: available")]),
-        Ok(Health { details, .. }) => Verdict::fail(format!(
-            "GET {path} reports unavailable: {}",
+        Ok(health) if health.is_serving() => Verdict::Pass(vec![format!(
+            "GET {path}: available{}",
+            health.details.map(|d| format!(" ({d})")).unwrap_or_default()
+        )]),
+        Ok(Health { status, details }) => Verdict::fail(format!(
+            "GET {path} reports '{status}', not available: {}",
             details.unwrap_or_else(|| "no details".to_owned())
         )),
         Err(error) => Verdict::fail(format!(

@@ -119,6 +119,7 @@ pub(crate) async fn run(id: &str, ctx: &mut Ctx) -> Verdict {
         "1.discovery.v1" => discovery::route(ctx, ProtocolVersion::V1).await,
         "1.discovery.2026-08-01" => discovery::route(ctx, ProtocolVersion::V2026_08_01).await,
         "1.discovery.revision" => discovery::revision(ctx).await,
+        "1.discovery.v1-exact" => discovery::v1_exact(ctx).await,
         "1.discovery.identical" => discovery::identical(ctx).await,
         "1.manifest.members" => manifest::members(ctx).await,
         "1.manifest.identity"

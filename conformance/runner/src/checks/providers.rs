@@ -84,7 +84,7 @@ pub(crate) async fn health(ctx: &mut Ctx) -> Verdict {
             result
                 .map(|h| {
                     format!(
-                        "'{}': {:?}{}",
+                        "'{}': {}{}",
                         provider.id,
                         h.status,
                         h.details.map(|d| format!(" ({d})")).unwrap_or_default()

@@ -46,9 +46,15 @@ pub const FIXTURES: &[Fixture] = &[
     },
     Fixture {
         name: "wrong-revision",
-        breaks: "the V1 route reports protocolVersion 2026-08-01",
+        breaks: "the V1 route reports protocolVersion 0.9",
         expected: &["1.discovery.revision"],
         build: wrong_revision,
+    },
+    Fixture {
+        name: "v1-canonical-alias",
+        breaks: "the V1 route serves the canonical 2026-08-01 document (the C# reference's alias)",
+        expected: &["1.discovery.v1-exact"],
+        build: v1_canonical_alias,
     },
     Fixture {
         name: "documents-differ",
@@ -390,11 +396,19 @@ fn manifest_edit_on(router: Router, edit: fn(&mut Value)) -> Router {
 }
 
 fn wrong_revision() -> Router {
-    hook(Reference::router(), |request: Request, next: Next| async move {
+    v1_reports("0.9")
+}
+
+fn v1_canonical_alias() -> Router {
+    v1_reports("2026-08-01")
+}
+
+fn v1_reports(revision: &'static str) -> Router {
+    hook(Reference::router(), move |request: Request, next: Next| async move {
         let v1 = request.uri().path() == "/.well-known/agentstration";
         let response = next.run(request).await;
         if v1 {
-            edit_json(response, |m| m["protocolVersion"] = json!("2026-08-01")).await
+            edit_json(response, |m| m["protocolVersion"] = json!(revision)).await
         } else {
             response
         }
