@@ -215,7 +215,7 @@ pub const CATALOG: &[CheckInfo] = &[
     required(
         "4.errors.oversized",
         "4",
-        "a body over 16 MiB answers 413 or another 4xx AEP error JSON",
+        "a body over 16 MiB is refused with a 4xx AEP error JSON (413) or served; never a 5xx or a dropped answer",
     ),
     required(
         "5.config.catalog",

@@ -121,7 +121,8 @@ pub(crate) async fn bad_body(ctx: &mut Ctx, kind: BadBody) -> Verdict {
     findings.verdict()
 }
 
-/// `4.errors.oversized`: a valid-looking request whose body is streamed past 16 MiB,
+/// `4.errors.oversized`: a valid-looking request whose body is streamed past 16 MiB (the
+/// reference's and this SDK's limit), answered by a 4xx AEP error or served,
 /// once with a declared `Content-Length` and once chunked (the server has to count).
 /// Over plain `http` the exchange uses a raw socket, so that an answer sent before the
 /// body was read is still seen; over `https` it goes through reqwest.
@@ -170,6 +171,12 @@ pub(crate) async fn oversized(ctx: &mut Ctx) -> Verdict {
         findings.check(match answer {
             Err(error) => Err(format!(
                 "POST {path} ({label}, {OVERSIZED_BYTES} bytes): no answer: {error}"
+            )),
+            // The protocol fixes no limit: an extension that takes such bodies is within
+            // its rights; one that refuses them must say so as a 4xx AEP error.
+            Ok(answer) if answer.status.is_success() => Ok(format!(
+                "POST {path} ({label}): {} (its body limit is above {OVERSIZED_BYTES} bytes)",
+                answer.status.as_u16()
             )),
             Ok(answer) => answer
                 .client_error()

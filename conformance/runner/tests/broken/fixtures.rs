@@ -249,10 +249,10 @@ pub const FIXTURES: &[Fixture] = &[
         build: content_type_ignored,
     },
     Fixture {
-        name: "oversized-accepted",
-        breaks: "the body limit is raised to 64 MiB",
+        name: "oversized-500",
+        breaks: "a body over 16 MiB is answered 500 text/plain",
         expected: &["4.errors.oversized"],
-        build: oversized_accepted,
+        build: oversized_500,
     },
     Fixture {
         name: "catalog-bad-preferred",
@@ -777,12 +777,20 @@ fn content_type_ignored() -> Router {
     )
 }
 
-fn oversized_accepted() -> Router {
-    Reference::builder()
+fn oversized_500() -> Router {
+    let roomy = Reference::builder()
         .body_limit(64 * 1024 * 1024)
         .build()
         .expect("valid declaration")
-        .router()
+        .router();
+    hook(roomy, |request: Request, next: Next| async move {
+        let (parts, body) = request.into_parts();
+        let bytes = axum::body::to_bytes(body, 64 * 1024 * 1024).await.unwrap_or_default();
+        if bytes.len() > 16 * 1024 * 1024 {
+            return (StatusCode::INTERNAL_SERVER_ERROR, "request too large").into_response();
+        }
+        next.run(Request::from_parts(parts, Body::from(bytes))).await
+    })
 }
 
 // ---- section 5 -------------------------------------------------------------------------
