@@ -12,6 +12,14 @@ use crate::invoke::ToolOutput;
 /// Where output goes: stdout for the CLI, a buffer in tests.
 pub type Out<'a> = &'a mut (dyn Write + Send);
 
+/// `loading (model is loading), not serving`: the status as sent, then its details;
+/// only `available` counts as serving.
+pub fn health(health: &aep_sdk::protocol::Health) -> String {
+    let details = health.details.as_deref().map(|d| format!(" ({d})")).unwrap_or_default();
+    let serving = if health.is_serving() { "" } else { ", not serving" };
+    format!("{}{details}{serving}", health.status)
+}
+
 /// A few lines describing a manifest.
 pub fn manifest(out: Out<'_>, manifest: &Manifest) -> io::Result<()> {
     let ext = &manifest.extension;

@@ -61,12 +61,10 @@ async fn discover_command(
     json: bool,
 ) -> Result<ExitCode> {
     let revision = parse_revision(&cli.revision)?;
+    let entry = ExtensionEntry::new(id.unwrap_or("(any)"), url, revision)?;
     let manifest = match id {
-        Some(id) => discover(&ExtensionEntry::new(id, url, revision)?).await?,
-        None => {
-            let entry = ExtensionEntry::new("(any)", url, revision)?;
-            entry.client().discover().await?
-        }
+        Some(_) => discover(&entry).await?,
+        None => entry.client().discover().await?,
     };
     if json {
         say!(
@@ -77,6 +75,7 @@ async fn discover_command(
     } else {
         say!(out, "{url}: valid manifest, protocol {revision}");
         let _ = render::manifest(out, &manifest);
+        health(entry.client(), &manifest, out).await;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -187,4 +186,22 @@ async fn chat(host: &Host, out: Out<'_>, args: ChatArgs<'_>) -> Result<ExitCode>
         return Ok(ExitCode::FAILURE);
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Prints the extension's and each provider's health: the status as the extension said
+/// it (an open string) and its details, or why it could not be read.
+async fn health(client: &aep_sdk::client::Client, manifest: &aep_sdk::protocol::Manifest, out: Out<'_>) {
+    let line = |result: std::result::Result<aep_sdk::protocol::Health, aep_sdk::client::ClientError>| match result {
+        Ok(health) => render::health(&health),
+        Err(error) => format!("unknown ({error})"),
+    };
+    say!(out, "    health: {}", line(client.health().await));
+    for provider in &manifest.contributions.model_providers {
+        say!(
+            out,
+            "    provider {} health: {}",
+            provider.id,
+            line(client.provider_health(&provider.id).await)
+        );
+    }
 }
