@@ -109,6 +109,64 @@ fn standard_formats(schema: &mut Schema) {
     }
 }
 
+/// Narrows optional members to their value type: a property that is not `required` and
+/// whose schema also allows `null` (`Option<T>`: `"type": ["boolean", "null"]`, or an
+/// `anyOf` with a `{"type": "null"}` branch) is described as the value type alone.
+/// Absent and `null` both deserialize to `None`, so no accepted input is lost, and
+/// single-type schemas are what strict tool-schema dialects take (the MCP Inspector's
+/// `--strict` portability check warns about type arrays). For input schemas only: a
+/// serialized `None` is `null`.
+pub fn optional_without_null(schema: &mut Value) {
+    if let Ok(mut wrapped) = Schema::try_from(std::mem::take(schema)) {
+        RecursiveTransform(narrow_optional).transform(&mut wrapped);
+        *schema = wrapped.to_value();
+    }
+}
+
+fn narrow_optional(schema: &mut Schema) {
+    let Some(object) = schema.as_object_mut() else {
+        return;
+    };
+    let required: Vec<String> = object
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+        .unwrap_or_default();
+    let Some(Value::Object(properties)) = object.get_mut("properties") else {
+        return;
+    };
+    for (name, property) in properties.iter_mut() {
+        if required.contains(name) {
+            continue;
+        }
+        let Some(property) = property.as_object_mut() else {
+            continue;
+        };
+        if let Some(Value::Array(types)) = property.get_mut("type") {
+            types.retain(|t| t != "null");
+            if let [single] = types.as_slice() {
+                let single = single.clone();
+                property.insert("type".into(), single);
+            }
+        }
+        let branches = property.get("anyOf").and_then(Value::as_array).cloned();
+        if let Some(branches) = branches {
+            let kept: Vec<Value> = branches.into_iter().filter(|b| *b != json!({"type": "null"})).collect();
+            match kept.as_slice() {
+                [Value::Object(single)] => {
+                    property.remove("anyOf");
+                    for (key, value) in single {
+                        property.entry(key.clone()).or_insert_with(|| value.clone());
+                    }
+                }
+                _ => {
+                    property.insert("anyOf".into(), Value::Array(kept));
+                }
+            }
+        }
+    }
+}
+
 /// Applies the same shaping to a schema written by hand or produced elsewhere: every
 /// non-standard `format` is removed (with its integer range kept as bounds).
 ///
@@ -188,6 +246,28 @@ mod tests {
         assert_eq!(p["n"]["items"]["minimum"], json!(0));
         assert_eq!(p["when"]["properties"]["count"]["minimum"], json!(0));
         assert_eq!(p["k"], json!({"type": "number"}));
+    }
+
+    #[derive(JsonSchema)]
+    #[allow(dead_code)]
+    struct Optionals {
+        flag: Option<bool>,
+        nested: Option<Nested>,
+        needed: Option<u8>,
+    }
+
+    #[test]
+    fn optional_members_lose_their_null() {
+        let mut schema = Value::Object(schema_for::<Optionals>());
+        optional_without_null(&mut schema);
+        let p = &schema["properties"];
+        assert_eq!(p["flag"], json!({"type": "boolean"}), "{schema:#}");
+        assert_eq!(p["nested"]["type"], "object", "{schema:#}");
+        assert!(p["nested"].get("anyOf").is_none(), "{schema:#}");
+        assert_eq!(p["needed"]["type"], "integer");
+        let mut required = json!({"type": "object", "properties": {"n": {"type": ["string", "null"]}}, "required": ["n"]});
+        optional_without_null(&mut required);
+        assert_eq!(required["properties"]["n"]["type"], json!(["string", "null"]), "required members keep null");
     }
 
     #[test]

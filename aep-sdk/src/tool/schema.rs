@@ -25,9 +25,15 @@ pub fn strict_schema(mut schema: JsonObject) -> JsonObject {
 
 /// The input schema of a tool whose arguments are `T` (what `T` deserializes from):
 /// root `type: "object"`, subschemas inlined (`$ref` remains only for recursive types),
-/// no `$schema` key.
+/// no `$schema` key, optional members without their `null` (see
+/// [`crate::schema::optional_without_null`]).
 pub fn input_schema<T: JsonSchema>() -> Arc<JsonObject> {
-    Arc::new(strict_schema(crate::schema::schema_for::<T>()))
+    let mut schema = Value::Object(crate::schema::schema_for::<T>());
+    crate::schema::optional_without_null(&mut schema);
+    let Value::Object(schema) = schema else {
+        unreachable!("an object stays an object")
+    };
+    Arc::new(strict_schema(schema))
 }
 
 /// The output schema of a tool returning `T` (what `T` serializes to). A `T` that is

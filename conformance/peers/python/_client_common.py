@@ -71,7 +71,7 @@ def plan(tools: list[tuple[str, dict[str, Any], bool]], ns: argparse.Namespace) 
     if ns.call is not None:
         schema = next((s for name, s, _ in tools if name == ns.call), None)
         if schema is None and ns.args is None:
-            raise SystemExit(f"error: tool {ns.call!r} not in tools/list")
+            raise LookupError(f"tool {ns.call!r} not in tools/list")
         return [(ns.call, ns.args if ns.args is not None else example(schema))]
     return [(name, example(schema)) for name, schema, read_only in tools if read_only]
 

@@ -13,7 +13,8 @@ from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client  # 1.30 name; streamablehttp_client is deprecated
 from mcp.types import PaginatedRequestParams
 
-import _client_common as common
+sys.dont_write_bytecode = True  # keep __pycache__ out of the source tree for the shared module
+import _client_common as common  # noqa: E402
 
 
 async def run(ns) -> int:

@@ -16,7 +16,8 @@ import sys
 
 from mcp import Client
 
-import _client_common as common
+sys.dont_write_bytecode = True  # keep __pycache__ out of the source tree for the shared module
+import _client_common as common  # noqa: E402
 
 
 async def run(ns) -> int:

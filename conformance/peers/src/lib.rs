@@ -1,0 +1,408 @@
+//! Peers nobody here wrote, run against AEP extensions: the official MCP conformance
+//! suite (`@modelcontextprotocol/conformance`), the MCP Inspector's CLI, the official
+//! Python MCP SDK clients 1.x and 2.x, and a foreign AEP extension written in Python
+//! (FastAPI + FastMCP). `install.sh` installs them (pinned) into `target/peers`
+//! (`AEP_PEERS_DIR` overrides it); `README.md` documents each peer's commands and output.
+//!
+//! Every call is bounded in time, captures the peer's output (a peer's own summary line
+//! must not reach the test runner's output) and returns it in the error when the peer
+//! fails. [`Peers::require`] finds the installation: when it is missing, tests FAIL
+//! under CI (`CI` set; `.ci/run` installs the peers) and otherwise print a notice and
+//! pass without running.
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::Duration;
+
+use serde_json::{Map, Value, json};
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::{Child, Command};
+
+/// Bound on one peer command (Node starts slowly on two shared cores).
+pub const PEER_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// The conformance suite's scenarios that apply to a server offering arbitrary tools.
+/// The `tools-call-*` scenarios call fixed tools of the suite's "everything" server
+/// (`test_simple_text`, ...) and are listed with that reason in `baseline.txt`.
+pub const SERVER_SCENARIOS: &[&str] = &["server-initialize", "ping", "tools-list", "dns-rebinding-protection"];
+
+/// An installation of the peers.
+#[derive(Debug, Clone)]
+pub struct Peers {
+    dir: PathBuf,
+}
+
+/// The repository's root (this crate is `conformance/peers`).
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .ancestors()
+        .nth(2)
+        .expect("conformance/peers sits two levels below the root")
+        .to_owned()
+}
+
+/// What a peer printed and how it ended.
+#[derive(Debug, Clone)]
+pub struct Run {
+    /// The command, for messages.
+    pub command: String,
+    /// Exit code (`None`: killed by a signal).
+    pub code: Option<i32>,
+    /// Standard output.
+    pub stdout: String,
+    /// Standard error.
+    pub stderr: String,
+}
+
+impl Run {
+    /// The whole run, for a failure message.
+    pub fn describe(&self) -> String {
+        format!(
+            "{}\nexit: {:?}\n--- stdout\n{}\n--- stderr\n{}",
+            self.command, self.code, self.stdout, self.stderr
+        )
+    }
+
+    /// Lines of stderr that are warnings or errors (Python logging, Ajv's schema warnings,
+    /// tracebacks); informational lines are left out.
+    pub fn warnings(&self) -> Vec<&str> {
+        self.stderr
+            .lines()
+            .filter(|line| {
+                let lower = line.to_ascii_lowercase();
+                ["warning", "error", "traceback", "unknown format", "ignored in schema", "failed"]
+                    .iter()
+                    .any(|w| lower.contains(w))
+            })
+            .collect()
+    }
+
+    /// `Ok(stdout)` when the peer exited 0 and printed no warning.
+    pub fn clean(self) -> Result<String, String> {
+        if self.code == Some(0) && self.warnings().is_empty() {
+            Ok(self.stdout)
+        } else {
+            Err(self.describe())
+        }
+    }
+}
+
+impl Peers {
+    /// The installation in `AEP_PEERS_DIR` or `target/peers`, when complete.
+    pub fn find() -> Option<Self> {
+        let dir = std::env::var_os("AEP_PEERS_DIR")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| repo_root().join("target/peers"));
+        let complete = ["conformance", "inspector-cli", "py1", "py2"]
+            .iter()
+            .all(|bin| dir.join("bin").join(bin).exists());
+        complete.then_some(Self { dir })
+    }
+
+    /// [`Peers::find`], failing under CI and printing a notice elsewhere.
+    pub fn require() -> Option<Self> {
+        let found = Self::find();
+        if found.is_none() {
+            let message = "the foreign peers are not installed: run `bash conformance/peers/install.sh`";
+            assert!(std::env::var_os("CI").is_none(), "{message} (CI installs them)");
+            eprintln!("NOTICE: {message}; skipping");
+        }
+        found
+    }
+
+    fn bin(&self, name: &str) -> PathBuf {
+        self.dir.join("bin").join(name)
+    }
+
+    fn script(name: &str) -> PathBuf {
+        repo_root().join("conformance/peers/python").join(name)
+    }
+
+    /// Runs `program args`, bounded by [`PEER_TIMEOUT`], output captured.
+    pub async fn run(&self, program: &Path, args: &[String]) -> Run {
+        let command = format!("{} {}", program.display(), args.join(" "));
+        let mut child = Command::new(program);
+        child
+            .args(args)
+            .env("NO_COLOR", "1")
+            .env("FORCE_COLOR", "0")
+            .stdin(Stdio::null())
+            .kill_on_drop(true);
+        match tokio::time::timeout(PEER_TIMEOUT, child.output()).await {
+            Ok(Ok(output)) => Run {
+                command,
+                code: output.status.code(),
+                stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+                stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+            },
+            Ok(Err(error)) => Run {
+                command,
+                code: None,
+                stdout: String::new(),
+                stderr: format!("could not start: {error}"),
+            },
+            Err(_) => Run {
+                command,
+                code: None,
+                stdout: String::new(),
+                stderr: format!("did not finish within {PEER_TIMEOUT:?}"),
+            },
+        }
+    }
+
+    /// Runs one scenario of the official MCP conformance suite against the MCP endpoint
+    /// `url`; `Ok` holds its checks (`checks.json`), every one `SUCCESS` or `INFO`.
+    pub async fn mcp_scenario(&self, url: &str, scenario: &str) -> Result<Vec<Value>, String> {
+        let out = tempdir(&format!("conformance-{scenario}"));
+        let args = [
+            "server",
+            "--url",
+            url,
+            "--scenario",
+            scenario,
+            "-o",
+            &out.display().to_string(),
+        ]
+        .map(String::from);
+        let run = self.run(&self.bin("conformance"), &args).await;
+        let checks = read_checks(&out);
+        let _ = std::fs::remove_dir_all(&out);
+        let checks = checks.map_err(|e| format!("{e}\n{}", run.describe()))?;
+        let bad: Vec<&Value> = checks
+            .iter()
+            .filter(|c| !matches!(c["status"].as_str(), Some("SUCCESS" | "INFO")))
+            .collect();
+        if run.code != Some(0) || !bad.is_empty() || checks.is_empty() {
+            return Err(format!(
+                "scenario {scenario} against {url}: {}\n{}",
+                serde_json::to_string_pretty(&bad).unwrap_or_default(),
+                run.describe()
+            ));
+        }
+        Ok(checks)
+    }
+
+    /// The MCP Inspector CLI against `url` with `args` (`--method tools/list`, ...).
+    pub async fn inspector(&self, url: &str, args: &[&str]) -> Run {
+        let mut all = vec![url.to_owned(), "--transport".to_owned(), "http".to_owned()];
+        all.extend(args.iter().map(|a| (*a).to_owned()));
+        self.run(&self.bin("inspector-cli"), &all).await
+    }
+
+    /// Lists the tools at `url` with the Inspector CLI and calls every read-only one with
+    /// arguments made from its input schema; any warning (an unknown schema `format`, ...)
+    /// or error fails. Returns the names of the tools called.
+    pub async fn inspector_lists_and_calls(&self, url: &str) -> Result<Vec<String>, String> {
+        let listed = self.inspector(url, &["--method", "tools/list"]).await.clean()?;
+        let listed: Value = serde_json::from_str(&listed).map_err(|e| format!("tools/list output: {e}: {listed}"))?;
+        let tools = listed["tools"].as_array().cloned().unwrap_or_default();
+        if tools.is_empty() {
+            return Err(format!("the Inspector listed no tools at {url}"));
+        }
+        let mut called = Vec::new();
+        for tool in tools.iter().filter(|t| t["annotations"]["readOnlyHint"] == json!(true)) {
+            let name = tool["name"].as_str().unwrap_or_default();
+            let mut args = vec!["--method", "tools/call", "--tool-name", name];
+            let pairs: Vec<String> = arguments_for(&tool["inputSchema"])
+                .into_iter()
+                .map(|(key, value)| match value {
+                    Value::String(text) => format!("{key}={text}"),
+                    other => format!("{key}={other}"),
+                })
+                .collect();
+            if !pairs.is_empty() {
+                args.push("--tool-arg");
+                args.extend(pairs.iter().map(String::as_str));
+            }
+            let mut run = self.inspector(url, &args).await;
+            // A tool error is an answer (exit 5, `tool_is_error` on stderr, the result on
+            // stdout); only warnings and other failures count against the server.
+            if run.code == Some(5) && run.stderr.contains("\"tool_is_error\"") {
+                run.code = Some(0);
+                run.stderr = run.stderr.lines().filter(|l| !l.contains("\"tool_is_error\"")).collect();
+            }
+            let output = run.clean()?;
+            let result: Value =
+                serde_json::from_str(&output).map_err(|e| format!("tools/call {name} output: {e}: {output}"))?;
+            if result["content"].as_array().is_none_or(Vec::is_empty) {
+                return Err(format!("tools/call {name} at {url}: {result}"));
+            }
+            called.push(name.to_owned());
+        }
+        Ok(called)
+    }
+
+    /// The official Python MCP client of `sdk` against `url`: lists every tool and calls
+    /// each read-only one. `Ok` holds one JSON line per call (`tool`, `arguments`,
+    /// `result`; a result may be a tool error).
+    pub async fn python_client(&self, sdk: PythonSdk, url: &str) -> Result<Vec<Value>, String> {
+        let (python, script, mut args) = match sdk {
+            PythonSdk::V1 => ("py1", "mcp_client_v1.py", vec![]),
+            PythonSdk::V2(mode) => ("py2", "mcp_client_v2.py", vec!["--mode".to_owned(), mode.to_owned()]),
+        };
+        let mut all = vec![Self::script(script).display().to_string(), url.to_owned()];
+        all.append(&mut args);
+        let mut run = self.run(&self.bin(python), &all).await;
+        // Exit 2: a tool answered `isError: true`, which is an answer, not a failure.
+        if run.code == Some(2) {
+            run.code = Some(0);
+        }
+        let stdout = run.clean()?;
+        stdout
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(|l| serde_json::from_str(l).map_err(|e| format!("{e}: {l}")))
+            .collect()
+    }
+
+    /// Starts the foreign Python extension (`foreign_ext.py`) with `flags`
+    /// (`--v1-canonical`, `--health-loading`, `--nulls`) on a free loopback port.
+    pub async fn python_extension(&self, flags: &[&str]) -> Result<PythonExtension, String> {
+        let mut command = Command::new(self.bin("py1"));
+        command
+            .arg(Self::script("foreign_ext.py"))
+            .args(["--port", "0"])
+            .args(flags)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .kill_on_drop(true);
+        let mut child = command.spawn().map_err(|e| format!("foreign_ext.py: {e}"))?;
+        let stdout = child.stdout.take().ok_or("no stdout")?;
+        let mut lines = BufReader::new(stdout).lines();
+        let line = tokio::time::timeout(Duration::from_secs(60), lines.next_line())
+            .await
+            .map_err(|_| "foreign_ext.py did not say LISTENING within 60 s".to_owned())?
+            .map_err(|e| e.to_string())?
+            .ok_or("foreign_ext.py exited before listening")?;
+        let base_url = line
+            .strip_prefix("LISTENING ")
+            .ok_or_else(|| format!("unexpected first line: {line}"))?
+            .trim()
+            .to_owned();
+        Ok(PythonExtension {
+            base_url,
+            _child: child,
+        })
+    }
+}
+
+/// Which official Python MCP SDK runs the client.
+#[derive(Debug, Clone, Copy)]
+pub enum PythonSdk {
+    /// `mcp` 1.x: `streamable_http_client` + `ClientSession` (session revision).
+    V1,
+    /// `mcp` 2.x: `mcp.Client(url, mode=...)` with `legacy`, `auto` or `2026-07-28`.
+    V2(&'static str),
+}
+
+/// The running foreign extension; stopped on drop.
+#[derive(Debug)]
+pub struct PythonExtension {
+    /// `http://127.0.0.1:PORT`.
+    pub base_url: String,
+    _child: Child,
+}
+
+/// Arguments for a call made from an input schema: every required property, strings
+/// `"x"`, integers their minimum or 1, numbers 1.5, booleans true, arrays empty (or one
+/// item when `minItems` says so), enums their first value, objects recursively.
+pub fn arguments_for(schema: &Value) -> Map<String, Value> {
+    let mut arguments = Map::new();
+    let required: Vec<&str> = schema["required"]
+        .as_array()
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    for name in required {
+        arguments.insert(name.to_owned(), value_for(&schema["properties"][name]));
+    }
+    arguments
+}
+
+fn value_for(schema: &Value) -> Value {
+    if let Some(first) = schema["enum"].as_array().and_then(|e| e.first()) {
+        return first.clone();
+    }
+    if let Some(constant) = schema.get("const") {
+        return constant.clone();
+    }
+    if let Some(first) = schema["oneOf"].as_array().or(schema["anyOf"].as_array()).and_then(|b| b.first()) {
+        return value_for(first);
+    }
+    let kind = match &schema["type"] {
+        Value::Array(types) => types.iter().find(|t| *t != "null").cloned().unwrap_or(Value::Null),
+        other => other.clone(),
+    };
+    match kind.as_str() {
+        Some("string") => json!("x"),
+        Some("integer") => schema["minimum"].as_i64().map_or(json!(1), |m| json!(m.max(1))),
+        Some("number") => json!(1.5),
+        Some("boolean") => json!(true),
+        Some("array") => {
+            let min = schema["minItems"].as_u64().unwrap_or(0);
+            Value::Array((0..min).map(|_| value_for(&schema["items"])).collect())
+        }
+        Some("object") => Value::Object(arguments_for(schema)),
+        _ => Value::Null,
+    }
+}
+
+fn tempdir(label: &str) -> PathBuf {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let dir = repo_root()
+        .join("target/tmp")
+        .join(format!("{label}-{}-{nanos}", std::process::id()));
+    let _ = std::fs::create_dir_all(&dir);
+    dir
+}
+
+/// `OUT/server-<scenario>-<time>/checks.json`, the suite's result file.
+fn read_checks(out: &Path) -> Result<Vec<Value>, String> {
+    let entries = std::fs::read_dir(out).map_err(|e| format!("no results in {}: {e}", out.display()))?;
+    let file = entries
+        .filter_map(Result::ok)
+        .map(|e| e.path().join("checks.json"))
+        .find(|p| p.exists())
+        .ok_or_else(|| format!("no checks.json under {}", out.display()))?;
+    let text = std::fs::read_to_string(&file).map_err(|e| e.to_string())?;
+    serde_json::from_str(&text).map_err(|e| format!("{}: {e}", file.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arguments_follow_the_schema() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "text": {"type": "string"},
+                "times": {"type": "integer", "minimum": 0, "maximum": 255},
+                "numbers": {"type": "array", "items": {"type": "integer"}, "minItems": 1},
+                "case": {"enum": ["upper", "lower"]},
+                "nested": {"type": "object", "properties": {"on": {"type": "boolean"}}, "required": ["on"]},
+                "optional": {"type": ["integer", "null"]}
+            },
+            "required": ["text", "times", "numbers", "case", "nested"]
+        });
+        assert_eq!(
+            Value::Object(arguments_for(&schema)),
+            json!({"text": "x", "times": 1, "numbers": [1], "case": "upper", "nested": {"on": true}})
+        );
+    }
+
+    #[test]
+    fn warnings_are_found_in_stderr() {
+        let run = Run {
+            command: "c".into(),
+            code: Some(0),
+            stdout: String::new(),
+            stderr: "negotiated protocolVersion 2025-11-25\nunknown format \"uint\" ignored in schema at path \"#/properties/total\"\n".into(),
+        };
+        assert_eq!(run.warnings().len(), 1);
+        assert!(run.clean().is_err());
+    }
+}
