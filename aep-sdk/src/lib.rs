@@ -87,8 +87,8 @@ pub mod prelude {
     pub use crate::AepError;
     pub use crate::aep_extension;
     pub use crate::protocol::{
-        Availability, ChatRequest, ChatResponse, ChatUpdate, Content, ContentKind, FinishReason, Health, Message,
-        ModelDescriptor, ModelProviderDescriptor, ProviderCapabilities, Role, ToolCall, Usage,
+        Availability, ChatRequest, ChatResponse, ChatUpdate, Content, ContentKind, FinishReason, Health,
+        Message, ModelDescriptor, ModelProviderDescriptor, ProviderCapabilities, Role, ToolCall, Usage,
     };
     pub use crate::server::{AepExtension, ChatStream, RequestContext};
     pub use crate::tool::{ToolContext, ToolError};

@@ -151,7 +151,10 @@ fn narrow_optional(schema: &mut Schema) {
         }
         let branches = property.get("anyOf").and_then(Value::as_array).cloned();
         if let Some(branches) = branches {
-            let kept: Vec<Value> = branches.into_iter().filter(|b| *b != json!({"type": "null"})).collect();
+            let kept: Vec<Value> = branches
+                .into_iter()
+                .filter(|b| *b != json!({"type": "null"}))
+                .collect();
             match kept.as_slice() {
                 [Value::Object(single)] => {
                     property.remove("anyOf");
@@ -235,7 +238,10 @@ mod tests {
         formats(&schema, &mut found);
         assert_eq!(found, ["date-time"], "{schema:#}");
         let p = &schema["properties"];
-        assert_eq!((p["a"]["minimum"].clone(), p["a"]["maximum"].clone()), (json!(0), json!(255)));
+        assert_eq!(
+            (p["a"]["minimum"].clone(), p["a"]["maximum"].clone()),
+            (json!(0), json!(255))
+        );
         assert_eq!(p["c"]["maximum"], json!(u32::MAX));
         assert_eq!(p["d"]["minimum"], json!(0));
         assert!(p["d"].get("maximum").is_none());
@@ -265,9 +271,14 @@ mod tests {
         assert_eq!(p["nested"]["type"], "object", "{schema:#}");
         assert!(p["nested"].get("anyOf").is_none(), "{schema:#}");
         assert_eq!(p["needed"]["type"], "integer");
-        let mut required = json!({"type": "object", "properties": {"n": {"type": ["string", "null"]}}, "required": ["n"]});
+        let mut required =
+            json!({"type": "object", "properties": {"n": {"type": ["string", "null"]}}, "required": ["n"]});
         optional_without_null(&mut required);
-        assert_eq!(required["properties"]["n"]["type"], json!(["string", "null"]), "required members keep null");
+        assert_eq!(
+            required["properties"]["n"]["type"],
+            json!(["string", "null"]),
+            "required members keep null"
+        );
     }
 
     #[test]

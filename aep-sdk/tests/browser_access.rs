@@ -73,8 +73,15 @@ async fn send(request: RequestBuilder) -> Answer {
         .lines()
         .filter_map(|l| l.strip_prefix("data:"))
         .find(|d| !d.trim().is_empty())
-        .map_or_else(|| serde_json::from_str(&text).unwrap_or(Value::Null), |d| serde_json::from_str(d).unwrap());
-    Answer { status, headers, body }
+        .map_or_else(
+            || serde_json::from_str(&text).unwrap_or(Value::Null),
+            |d| serde_json::from_str(d).unwrap(),
+        );
+    Answer {
+        status,
+        headers,
+        body,
+    }
 }
 
 fn preflight(base: &str, path: &str, origin: &str, method: &str, headers: &str) -> RequestBuilder {
@@ -112,12 +119,19 @@ async fn pages_on_this_machine_reach_the_mcp_endpoint() {
     let base = serve(page(), "127.0.0.1:0").await;
     for origin in local_origins(&base) {
         let answer = send(preflight(&base, "/mcp", &origin, "POST", MCP_HEADERS)).await;
-        assert!(answer.status == 200 || answer.status == 204, "{origin}: preflight {}", answer.status);
+        assert!(
+            answer.status == 200 || answer.status == 204,
+            "{origin}: preflight {}",
+            answer.status
+        );
         assert_eq!(answer.header("access-control-allow-origin"), origin);
         assert!(answer.lists("access-control-allow-methods", "POST"), "{origin}");
         assert!(answer.lists("access-control-allow-methods", "DELETE"), "{origin}");
         for header in MCP_HEADERS.split(',') {
-            assert!(answer.lists("access-control-allow-headers", header), "{origin}: {header}");
+            assert!(
+                answer.lists("access-control-allow-headers", header),
+                "{origin}: {header}"
+            );
         }
 
         let answer = send(mcp_initialize(&base, Some(&origin))).await;
@@ -125,14 +139,23 @@ async fn pages_on_this_machine_reach_the_mcp_endpoint() {
         assert_eq!(answer.header("access-control-allow-origin"), origin);
         assert!(answer.lists("access-control-expose-headers", "mcp-session-id"));
         assert!(!answer.header("mcp-session-id").is_empty());
-        assert_eq!(answer.body["result"]["serverInfo"]["name"], "t.browser", "{}", answer.body);
+        assert_eq!(
+            answer.body["result"]["serverInfo"]["name"], "t.browser",
+            "{}",
+            answer.body
+        );
     }
 }
 
 #[tokio::test]
 async fn foreign_origins_get_403_with_an_error_body() {
     let base = serve(page(), "127.0.0.1:0").await;
-    for origin in ["http://evil.example", "https://localhost.evil.example", "null", "http://127.0.0.2:80"] {
+    for origin in [
+        "http://evil.example",
+        "https://localhost.evil.example",
+        "null",
+        "http://127.0.0.2:80",
+    ] {
         let answer = send(mcp_initialize(&base, Some(origin))).await;
         assert_eq!(answer.status, 403, "{origin}");
         assert_eq!(answer.body["jsonrpc"], "2.0", "{origin}: {}", answer.body);
@@ -142,10 +165,24 @@ async fn foreign_origins_get_403_with_an_error_body() {
         let answer = send(preflight(&base, "/mcp", origin, "POST", "content-type")).await;
         assert_eq!(answer.status, 403, "{origin}: preflight");
 
-        let answer = send(reqwest::Client::new().get(format!("{base}/.well-known/aep")).header("origin", origin)).await;
+        let answer = send(
+            reqwest::Client::new()
+                .get(format!("{base}/.well-known/aep"))
+                .header("origin", origin),
+        )
+        .await;
         assert_eq!(answer.status, 403, "{origin}: discovery");
-        assert_eq!(answer.body["error"]["code"], "origin_not_allowed", "{}", answer.body);
-        assert!(answer.body["error"]["message"].as_str().unwrap().contains("--allowed-origin"));
+        assert_eq!(
+            answer.body["error"]["code"], "origin_not_allowed",
+            "{}",
+            answer.body
+        );
+        assert!(
+            answer.body["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("--allowed-origin")
+        );
     }
     // Not from a browser: no Origin, no refusal.
     assert_eq!(send(mcp_initialize(&base, None)).await.status, 200);
@@ -157,7 +194,12 @@ async fn pages_on_this_machine_reach_the_aep_routes() {
     let origin = format!("http://localhost:{}", base.rsplit(':').next().unwrap());
     let client = reqwest::Client::new();
 
-    let answer = send(client.get(format!("{base}/.well-known/aep")).header("origin", &origin)).await;
+    let answer = send(
+        client
+            .get(format!("{base}/.well-known/aep"))
+            .header("origin", &origin),
+    )
+    .await;
     assert_eq!(answer.status, 200);
     assert_eq!(answer.header("access-control-allow-origin"), origin);
     assert_eq!(answer.body["extension"]["id"], "t.browser");
@@ -188,7 +230,11 @@ async fn preflights_need_no_token_and_errors_stay_readable() {
     assert!(answer.status == 200 || answer.status == 204, "{}", answer.status);
     let answer = send(mcp_initialize(&base, Some(origin))).await;
     assert_eq!(answer.status, 401);
-    assert_eq!(answer.header("access-control-allow-origin"), origin, "the page can read the 401");
+    assert_eq!(
+        answer.header("access-control-allow-origin"),
+        origin,
+        "the page can read the 401"
+    );
     let answer = send(mcp_initialize(&base, Some(origin)).bearer_auth("t0ken")).await;
     assert_eq!(answer.status, 200);
 }
@@ -209,5 +255,10 @@ async fn other_interfaces_accept_only_listed_origins() {
         assert_eq!(answer.status, 200, "{origin}");
         assert_eq!(answer.header("access-control-allow-origin"), origin);
     }
-    assert_eq!(send(mcp_initialize(&base, Some("https://app.example:8443"))).await.status, 403);
+    assert_eq!(
+        send(mcp_initialize(&base, Some("https://app.example:8443")))
+            .await
+            .status,
+        403
+    );
 }

@@ -22,7 +22,12 @@ fn with_model(update: ChatUpdate, model: &str) -> ChatUpdate {
 
 /// The updates of each scenario, named by `metadata.scenario`.
 fn script(scenario: &str) -> Vec<ChatUpdate> {
-    let words = || vec![ChatUpdate::text("Hello, "), with_model(ChatUpdate::text("world"), "m-1")];
+    let words = || {
+        vec![
+            ChatUpdate::text("Hello, "),
+            with_model(ChatUpdate::text("world"), "m-1"),
+        ]
+    };
     match scenario {
         "terminal" => [words(), vec![ChatUpdate::finish(FinishReason::Length)]].concat(),
         "implicit-stop" => words(),
@@ -80,7 +85,11 @@ const SCENARIOS: &[&str] = &[
 impl Scripted {
     #[model_provider(id = "scripted", models = ["m"])]
     async fn scripted(&self, request: ChatRequest) -> Result<ChatStream, AepError> {
-        let scenario = request.metadata.as_ref().and_then(|m| m.get("scenario")).and_then(|s| s.as_str());
+        let scenario = request
+            .metadata
+            .as_ref()
+            .and_then(|m| m.get("scenario"))
+            .and_then(|s| s.as_str());
         let updates = script(scenario.unwrap_or("terminal"));
         Ok(Box::pin(futures::stream::iter(updates.into_iter().map(Ok))))
     }
@@ -105,8 +114,13 @@ fn read(contents: &[Content], answer: &mut Answer) {
         } else if let Some(reasoning) = content.as_reasoning() {
             answer.reasoning.push_str(reasoning);
         } else if content.kind == ContentKind::ToolCall {
-            let call = content.tool_call.as_ref().expect("a toolCall content holds its call");
-            answer.tool_calls.push((call.id.clone(), call.name.clone(), call.arguments.clone().into()));
+            let call = content
+                .tool_call
+                .as_ref()
+                .expect("a toolCall content holds its call");
+            answer
+                .tool_calls
+                .push((call.id.clone(), call.name.clone(), call.arguments.clone().into()));
         }
     }
 }
@@ -129,7 +143,10 @@ async fn chat_and_stream_agree_on_every_field() {
     let client = Client::new(&server.base_url).unwrap();
     for scenario in SCENARIOS {
         let mut request = ChatRequest::new("m", vec![Message::user("hi")]);
-        request.metadata = Some(serde_json::Map::from_iter([("scenario".to_owned(), json!(scenario))]));
+        request.metadata = Some(serde_json::Map::from_iter([(
+            "scenario".to_owned(),
+            json!(scenario),
+        )]));
 
         let response = client.chat("scripted", &request).await.unwrap();
         assert_eq!(response.messages.len(), 1, "{scenario}");

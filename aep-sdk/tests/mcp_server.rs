@@ -51,7 +51,12 @@ async fn tool_context_carries_the_requests_meta() {
 
     // Raw JSON-RPC: exactly what was sent, and nothing when nothing was.
     let session = initialize(&server.base_url).await;
-    let seen = raw_call(&server.base_url, &session, json!({"progressToken": 42, "client": "raw"})).await;
+    let seen = raw_call(
+        &server.base_url,
+        &session,
+        json!({"progressToken": 42, "client": "raw"}),
+    )
+    .await;
     assert_eq!(seen["progressToken"], 42, "{seen}");
     assert_eq!(seen["meta"]["client"], "raw", "{seen}");
     let seen = raw_call(&server.base_url, &session, Value::Null).await;

@@ -527,10 +527,20 @@ fn health_status_is_an_open_string() {
         let health: Health = serde_json::from_str(&text).expect(wire);
         assert_eq!(health.status, status);
         assert_eq!(health.is_serving(), serving, "{wire}");
-        assert_eq!(serde_json::to_string(&health).unwrap(), text, "written back as sent");
+        assert_eq!(
+            serde_json::to_string(&health).unwrap(),
+            text,
+            "written back as sent"
+        );
     }
     let nulls: Health = serde_json::from_str(r#"{"status":"loading","details":null}"#).unwrap();
-    assert_eq!(nulls, Health { status: Availability::Loading, details: None });
+    assert_eq!(
+        nulls,
+        Health {
+            status: Availability::Loading,
+            details: None
+        }
+    );
     assert!(serde_json::from_str::<Health>(r#"{"status":3}"#).is_err());
 }
 

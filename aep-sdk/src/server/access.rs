@@ -109,8 +109,14 @@ impl Allowed {
     fn parse(value: &str) -> Option<Self> {
         let value = value.trim().trim_end_matches('/');
         match value.strip_suffix(":*") {
-            Some(base) => Origin::parse(base).map(|origin| Self { origin, any_port: true }),
-            None => Origin::parse(value).map(|origin| Self { origin, any_port: false }),
+            Some(base) => Origin::parse(base).map(|origin| Self {
+                origin,
+                any_port: true,
+            }),
+            None => Origin::parse(value).map(|origin| Self {
+                origin,
+                any_port: false,
+            }),
         }
     }
 
@@ -169,9 +175,11 @@ impl OriginPolicy {
         let policy = Arc::new(self);
         let for_cors = policy.clone();
         let cors = CorsLayer::new()
-            .allow_origin(AllowOrigin::predicate(move |origin: &HeaderValue, parts: &Parts| {
-                for_cors.admits(origin, parts.headers.get(header::HOST))
-            }))
+            .allow_origin(AllowOrigin::predicate(
+                move |origin: &HeaderValue, parts: &Parts| {
+                    for_cors.admits(origin, parts.headers.get(header::HOST))
+                },
+            ))
             .allow_methods([Method::GET, Method::POST, Method::DELETE, Method::OPTIONS])
             // The origin is vetted: let it send what it asks for (`content-type`,
             // `authorization`, `mcp-protocol-version`, `mcp-session-id`, `last-event-id`,
@@ -207,7 +215,10 @@ async fn guard(State(policy): State<Arc<OriginPolicy>>, request: Request, next: 
     if policy.admits(origin, request.headers().get(header::HOST)) {
         return next.run(request).await;
     }
-    let shown = String::from_utf8_lossy(origin.as_bytes()).chars().take(100).collect::<String>();
+    let shown = String::from_utf8_lossy(origin.as_bytes())
+        .chars()
+        .take(100)
+        .collect::<String>();
     tracing::debug!(origin = %shown, "refused a browser origin");
     let message = format!(
         "browser origin '{shown}' is not allowed; list it with --allowed-origin (AEP_ALLOWED_ORIGINS)"
@@ -237,27 +248,58 @@ mod tests {
     }
 
     fn admits(policy: &OriginPolicy, origin: &str, host: &str) -> bool {
-        policy.admits(&HeaderValue::from_str(origin).unwrap(), Some(&HeaderValue::from_str(host).unwrap()))
+        policy.admits(
+            &HeaderValue::from_str(origin).unwrap(),
+            Some(&HeaderValue::from_str(host).unwrap()),
+        )
     }
 
     #[test]
     fn local_pages_through_a_loopback_host() {
         let p = policy(&[], true);
-        for origin in ["http://localhost:3000", "http://127.0.0.1:9", "http://[::1]:5173", "https://localhost", "http://LOCALHOST:1"] {
+        for origin in [
+            "http://localhost:3000",
+            "http://127.0.0.1:9",
+            "http://[::1]:5173",
+            "https://localhost",
+            "http://LOCALHOST:1",
+        ] {
             assert!(admits(&p, origin, "127.0.0.1:8710"), "{origin}");
             assert!(admits(&p, origin, "localhost"), "{origin}");
             assert!(admits(&p, origin, "[::1]:8710"), "{origin}");
-            assert!(!admits(&p, origin, "extensions.example:8710"), "{origin} via a public name");
+            assert!(
+                !admits(&p, origin, "extensions.example:8710"),
+                "{origin} via a public name"
+            );
         }
-        for origin in ["http://evil.example", "null", "http://localhost.evil.example", "http://127.0.0.2", "file://", "chrome-extension://abc", "http://localhost:3000/path"] {
+        for origin in [
+            "http://evil.example",
+            "null",
+            "http://localhost.evil.example",
+            "http://127.0.0.2",
+            "file://",
+            "chrome-extension://abc",
+            "http://localhost:3000/path",
+        ] {
             assert!(!admits(&p, origin, "127.0.0.1:8710"), "{origin}");
         }
-        assert!(!admits(&policy(&[], false), "http://localhost:3000", "127.0.0.1:8710"));
+        assert!(!admits(
+            &policy(&[], false),
+            "http://localhost:3000",
+            "127.0.0.1:8710"
+        ));
     }
 
     #[test]
     fn configured_origins_exact_or_any_port() {
-        let p = policy(&["https://app.example", "http://dev.example:*", "http://exact.example:8080/"], false);
+        let p = policy(
+            &[
+                "https://app.example",
+                "http://dev.example:*",
+                "http://exact.example:8080/",
+            ],
+            false,
+        );
         assert!(admits(&p, "https://app.example", "h"));
         assert!(admits(&p, "https://app.example:443", "h"), "default port");
         assert!(!admits(&p, "https://app.example:8443", "h"));

@@ -10,9 +10,9 @@ use tokio_util::sync::CancellationToken;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::trace::TraceLayer;
 
+use super::access::{McpAccess, OriginPolicy};
 use super::auth::{self, BearerAuth};
 use super::body::BodyLimits;
-use super::access::{McpAccess, OriginPolicy};
 use super::mcp::McpMount;
 use super::provider::ModelProvider;
 use super::routes::{self, Registered, RequestCheck, Shared};

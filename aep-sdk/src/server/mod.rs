@@ -37,6 +37,7 @@ mod routes;
 mod serve;
 pub mod sse;
 
+pub use access::McpAccess;
 pub use aep_extension::AepExtension;
 pub use auth::BearerAuth;
 pub use body::BodyLimits;
@@ -44,7 +45,6 @@ pub use builder::{
     DEFAULT_BODY_LIMIT, DEFAULT_BODY_READ_TIMEOUT, DEFAULT_KEEP_ALIVE, Extension, ExtensionBuilder,
 };
 pub use extract::{AepJson, AepPath};
-pub use access::McpAccess;
 pub use provider::{ChatStream, ModelProvider, RequestContext, collect_stream};
 pub use serve::{ConnectionLimits, DEFAULT_LISTEN, ServeArgs, init_tracing, shutdown_signal};
 

@@ -11,8 +11,8 @@ use tokio_util::sync::CancellationToken;
 
 use crate::AepError;
 use crate::protocol::{
-    ChatRequest, ChatResponse, ChatUpdate, Content, ContentKind, FinishReason, Health, Message, ModelDescriptor,
-    ModelProviderDescriptor, Role,
+    ChatRequest, ChatResponse, ChatUpdate, Content, ContentKind, FinishReason, Health, Message,
+    ModelDescriptor, ModelProviderDescriptor, Role,
 };
 
 /// A stream of chat updates. The first update with a `finish_reason` ends it; an `Err`

@@ -15,7 +15,11 @@ pub type Out<'a> = &'a mut (dyn Write + Send);
 /// `loading (model is loading), not serving`: the status as sent, then its details;
 /// only `available` counts as serving.
 pub fn health(health: &aep_sdk::protocol::Health) -> String {
-    let details = health.details.as_deref().map(|d| format!(" ({d})")).unwrap_or_default();
+    let details = health
+        .details
+        .as_deref()
+        .map(|d| format!(" ({d})"))
+        .unwrap_or_default();
     let serving = if health.is_serving() { "" } else { ", not serving" };
     format!("{}{details}{serving}", health.status)
 }

@@ -314,9 +314,12 @@ def provider(provider_id: str) -> ModelProviderDescriptor:
     return found
 
 
-def check_model(p: ModelProviderDescriptor, model: str) -> None:
-    if model not in {m.id for m in p.models or []}:
-        raise AepError(404, "model_unavailable", f"provider '{p.id}' has no model '{model}'")
+def check_chat(provider_id: str, req: ChatRequest) -> None:
+    p = provider(provider_id)
+    if req.model not in {m.id for m in p.models or []}:
+        raise AepError(404, "model_unavailable", f"provider '{p.id}' has no model '{req.model}'")
+    if not req.messages:  # as the C# reference answers
+        raise AepError(400, "invalid_request", "At least one message is required.")
 
 
 @app.get("/aep/model-providers")
@@ -346,7 +349,7 @@ def last_user_text(req: ChatRequest) -> str:
 
 @app.post("/aep/model-providers/{provider_id}/chat")
 def chat(provider_id: str, req: ChatRequest) -> JSONResponse:
-    check_model(provider(provider_id), req.model)
+    check_chat(provider_id, req)
     text = last_user_text(req)
     n = len(text.split())
     return reply(ChatResponse(
@@ -358,9 +361,9 @@ def chat(provider_id: str, req: ChatRequest) -> JSONResponse:
 
 @app.post("/aep/model-providers/{provider_id}/chat/stream")
 def chat_stream(provider_id: str, req: ChatRequest) -> StreamingResponse:
-    # Validation (body, provider, model) happens before the 200 headers go out, so those
+    # Validation (body, provider, model, messages) happens before the 200 headers go out, so those
     # failures stay ordinary JSON errors.
-    check_model(provider(provider_id), req.model)
+    check_chat(provider_id, req)
     words = last_user_text(req).split()
 
     async def events():

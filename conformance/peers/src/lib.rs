@@ -24,7 +24,12 @@ pub const PEER_TIMEOUT: Duration = Duration::from_secs(120);
 /// The conformance suite's scenarios that apply to a server offering arbitrary tools.
 /// The `tools-call-*` scenarios call fixed tools of the suite's "everything" server
 /// (`test_simple_text`, ...) and are listed with that reason in `baseline.txt`.
-pub const SERVER_SCENARIOS: &[&str] = &["server-initialize", "ping", "tools-list", "dns-rebinding-protection"];
+pub const SERVER_SCENARIOS: &[&str] = &[
+    "server-initialize",
+    "ping",
+    "tools-list",
+    "dns-rebinding-protection",
+];
 
 /// An installation of the peers.
 #[derive(Debug, Clone)]
@@ -70,9 +75,16 @@ impl Run {
             .lines()
             .filter(|line| {
                 let lower = line.to_ascii_lowercase();
-                ["warning", "error", "traceback", "unknown format", "ignored in schema", "failed"]
-                    .iter()
-                    .any(|w| lower.contains(w))
+                [
+                    "warning",
+                    "error",
+                    "traceback",
+                    "unknown format",
+                    "ignored in schema",
+                    "failed",
+                ]
+                .iter()
+                .any(|w| lower.contains(w))
             })
             .collect()
     }
@@ -194,13 +206,17 @@ impl Peers {
     /// or error fails. Returns the names of the tools called.
     pub async fn inspector_lists_and_calls(&self, url: &str) -> Result<Vec<String>, String> {
         let listed = self.inspector(url, &["--method", "tools/list"]).await.clean()?;
-        let listed: Value = serde_json::from_str(&listed).map_err(|e| format!("tools/list output: {e}: {listed}"))?;
+        let listed: Value =
+            serde_json::from_str(&listed).map_err(|e| format!("tools/list output: {e}: {listed}"))?;
         let tools = listed["tools"].as_array().cloned().unwrap_or_default();
         if tools.is_empty() {
             return Err(format!("the Inspector listed no tools at {url}"));
         }
         let mut called = Vec::new();
-        for tool in tools.iter().filter(|t| t["annotations"]["readOnlyHint"] == json!(true)) {
+        for tool in tools
+            .iter()
+            .filter(|t| t["annotations"]["readOnlyHint"] == json!(true))
+        {
             let name = tool["name"].as_str().unwrap_or_default();
             let mut args = vec!["--method", "tools/call", "--tool-name", name];
             let pairs: Vec<String> = arguments_for(&tool["inputSchema"])
@@ -219,11 +235,15 @@ impl Peers {
             // stdout); only warnings and other failures count against the server.
             if run.code == Some(5) && run.stderr.contains("\"tool_is_error\"") {
                 run.code = Some(0);
-                run.stderr = run.stderr.lines().filter(|l| !l.contains("\"tool_is_error\"")).collect();
+                run.stderr = run
+                    .stderr
+                    .lines()
+                    .filter(|l| !l.contains("\"tool_is_error\""))
+                    .collect();
             }
             let output = run.clean()?;
-            let result: Value =
-                serde_json::from_str(&output).map_err(|e| format!("tools/call {name} output: {e}: {output}"))?;
+            let result: Value = serde_json::from_str(&output)
+                .map_err(|e| format!("tools/call {name} output: {e}: {output}"))?;
             if result["content"].as_array().is_none_or(Vec::is_empty) {
                 return Err(format!("tools/call {name} at {url}: {result}"));
             }
@@ -238,7 +258,11 @@ impl Peers {
     pub async fn python_client(&self, sdk: PythonSdk, url: &str) -> Result<Vec<Value>, String> {
         let (python, script, mut args) = match sdk {
             PythonSdk::V1 => ("py1", "mcp_client_v1.py", vec![]),
-            PythonSdk::V2(mode) => ("py2", "mcp_client_v2.py", vec!["--mode".to_owned(), mode.to_owned()]),
+            PythonSdk::V2(mode) => (
+                "py2",
+                "mcp_client_v2.py",
+                vec!["--mode".to_owned(), mode.to_owned()],
+            ),
         };
         let mut all = vec![Self::script(script).display().to_string(), url.to_owned()];
         all.append(&mut args);
@@ -326,11 +350,19 @@ fn value_for(schema: &Value) -> Value {
     if let Some(constant) = schema.get("const") {
         return constant.clone();
     }
-    if let Some(first) = schema["oneOf"].as_array().or(schema["anyOf"].as_array()).and_then(|b| b.first()) {
+    if let Some(first) = schema["oneOf"]
+        .as_array()
+        .or(schema["anyOf"].as_array())
+        .and_then(|b| b.first())
+    {
         return value_for(first);
     }
     let kind = match &schema["type"] {
-        Value::Array(types) => types.iter().find(|t| *t != "null").cloned().unwrap_or(Value::Null),
+        Value::Array(types) => types
+            .iter()
+            .find(|t| *t != "null")
+            .cloned()
+            .unwrap_or(Value::Null),
         other => other.clone(),
     };
     match kind.as_str() {

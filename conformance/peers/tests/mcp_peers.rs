@@ -43,7 +43,10 @@ async fn official_mcp_conformance_suite_passes_every_applicable_scenario() {
 async fn mcp_inspector_cli_lists_and_calls_every_read_only_tool_without_warnings() {
     let Some(peers) = Peers::require() else { return };
     for (url, tools) in endpoints().await {
-        let called = peers.inspector_lists_and_calls(&url).await.unwrap_or_else(|e| panic!("{e}"));
+        let called = peers
+            .inspector_lists_and_calls(&url)
+            .await
+            .unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(called, tools, "{url}");
     }
 }

@@ -202,7 +202,7 @@ pub const CATALOG: &[CheckInfo] = &[
         "4",
         "a body with wrong JSON types answers a 4xx AEP error JSON (chat and stream)",
     ),
-    required(
+    recommended(
         "4.errors.empty-messages",
         "4",
         "an empty messages array answers a 4xx AEP error JSON (chat and stream)",

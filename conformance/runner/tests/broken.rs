@@ -161,8 +161,16 @@ async fn legal_foreign_choices_warn_by_default() {
                 ..Options::default()
             };
             let report = check_with(&server.base_url, &v1_only).await;
-            assert_eq!(failed(&report), BTreeSet::from([check]), "{}", report.to_table(false));
-            assert_eq!(report.get(check).map(|r| r.level), Some(aep_conformance::Level::Required));
+            assert_eq!(
+                failed(&report),
+                BTreeSet::from([check]),
+                "{}",
+                report.to_table(false)
+            );
+            assert_eq!(
+                report.get(check).map(|r| r.level),
+                Some(aep_conformance::Level::Required)
+            );
         }
     }
 }

@@ -119,7 +119,9 @@ impl OllamaExtension {
             },
             // The reference llama.cpp and LocalAI extensions' vocabulary: `unreachable`
             // when no connection could be made, `unavailable` when Ollama answered wrong.
-            Err(error @ OllamaError::Unreachable { .. }) => Health::new(Availability::Unreachable, error.to_string()),
+            Err(error @ OllamaError::Unreachable { .. }) => {
+                Health::new(Availability::Unreachable, error.to_string())
+            }
             Err(error) => Health::unavailable(format!("{error} (Ollama at {url})")),
         })
     }

@@ -191,10 +191,11 @@ async fn chat(host: &Host, out: Out<'_>, args: ChatArgs<'_>) -> Result<ExitCode>
 /// Prints the extension's and each provider's health: the status as the extension said
 /// it (an open string) and its details, or why it could not be read.
 async fn health(client: &aep_sdk::client::Client, manifest: &aep_sdk::protocol::Manifest, out: Out<'_>) {
-    let line = |result: std::result::Result<aep_sdk::protocol::Health, aep_sdk::client::ClientError>| match result {
-        Ok(health) => render::health(&health),
-        Err(error) => format!("unknown ({error})"),
-    };
+    let line =
+        |result: std::result::Result<aep_sdk::protocol::Health, aep_sdk::client::ClientError>| match result {
+            Ok(health) => render::health(&health),
+            Err(error) => format!("unknown ({error})"),
+        };
     say!(out, "    health: {}", line(client.health().await));
     for provider in &manifest.contributions.model_providers {
         say!(

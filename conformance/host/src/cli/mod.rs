@@ -12,6 +12,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+pub use commands::run;
 pub use host::Host;
 
 use crate::agent::DEFAULT_MAX_STEPS;

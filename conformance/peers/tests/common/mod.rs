@@ -24,13 +24,23 @@ pub struct Sum {
 impl TwoServers {
     /// Reverses text.
     #[tool(server = "text", read_only)]
-    async fn reverse(&self, /** The text to reverse. */ text: String) -> String {
+    async fn reverse(
+        &self,
+        /** The text to reverse. */
+        text: String,
+    ) -> String {
         text.chars().rev().collect()
     }
 
     /// Repeats text `times` times (at most 100).
     #[tool(server = "text", read_only)]
-    async fn repeat(&self, /** The text. */ text: String, /** How often. */ times: u8) -> Result<String, ToolError> {
+    async fn repeat(
+        &self,
+        /** The text. */
+        text: String,
+        /** How often. */
+        times: u8,
+    ) -> Result<String, ToolError> {
         if times > 100 {
             return Err(ToolError::new("at most 100 repetitions"));
         }
@@ -39,10 +49,19 @@ impl TwoServers {
 
     /// Adds unsigned numbers.
     #[tool(server = "math", read_only)]
-    async fn add(&self, /** The numbers to add. */ numbers: Vec<u32>, /** Added once more. */ offset: Option<i32>) -> Sum {
+    async fn add(
+        &self,
+        /** The numbers to add. */
+        numbers: Vec<u32>,
+        /** Added once more. */
+        offset: Option<i32>,
+    ) -> Sum {
         let total = numbers.iter().map(|n| u64::from(*n)).sum::<u64>();
         let total = total.saturating_add_signed(i64::from(offset.unwrap_or(0)));
-        Sum { total, terms: numbers.len() }
+        Sum {
+            total,
+            terms: numbers.len(),
+        }
     }
 
     /// Forgets everything (never called by the peers: not read-only).
@@ -55,7 +74,9 @@ impl TwoServers {
 /// Serves `extension` on `127.0.0.1:0` through `serve_listener` (what `serve` runs) and
 /// returns its base URL; the server lives as long as the test's runtime.
 pub async fn serve(extension: Extension) -> String {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind 127.0.0.1:0");
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind 127.0.0.1:0");
     let addr = listener.local_addr().expect("bound");
     tokio::spawn(extension.serve_listener(listener, std::future::pending(), ConnectionLimits::default()));
     format!("http://{addr}")

@@ -45,7 +45,11 @@ pub(crate) async fn revision(ctx: &mut Ctx) -> Verdict {
                 }
                 Some(found) => findings.problem(format!(
                     "{route}: protocolVersion is {found}, expected {}",
-                    legal.iter().map(|v| format!("\"{v}\"")).collect::<Vec<_>>().join(" or ")
+                    legal
+                        .iter()
+                        .map(|v| format!("\"{v}\""))
+                        .collect::<Vec<_>>()
+                        .join(" or ")
                 )),
                 None => findings.problem(format!("{route}: protocolVersion is missing")),
             },
@@ -62,10 +66,14 @@ pub(crate) async fn v1_exact(ctx: &mut Ctx) -> Verdict {
     }
     let route = v1.discovery_path();
     let Ok(document) = ctx.discovery(v1).await else {
-        return Verdict::Skip(format!("{route} did not answer a JSON object (see 1.discovery.v1)"));
+        return Verdict::Skip(format!(
+            "{route} did not answer a JSON object (see 1.discovery.v1)"
+        ));
     };
     match document.get("protocolVersion").and_then(Value::as_str) {
-        Some(found) if found == v1.as_str() => Verdict::Pass(vec![format!("{route}: protocolVersion \"1.0\"")]),
+        Some(found) if found == v1.as_str() => {
+            Verdict::Pass(vec![format!("{route}: protocolVersion \"1.0\"")])
+        }
         Some(found) if found == ProtocolVersion::LATEST.as_str() => Verdict::fail(format!(
             "{route} serves the canonical \"{found}\" document: hosts speaking V1 \"1.0\" will refuse \
              this extension (protocol_incompatible); serve protocolVersion \"1.0\" there"

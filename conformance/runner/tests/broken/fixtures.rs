@@ -404,15 +404,18 @@ fn v1_canonical_alias() -> Router {
 }
 
 fn v1_reports(revision: &'static str) -> Router {
-    hook(Reference::router(), move |request: Request, next: Next| async move {
-        let v1 = request.uri().path() == "/.well-known/agentstration";
-        let response = next.run(request).await;
-        if v1 {
-            edit_json(response, |m| m["protocolVersion"] = json!(revision)).await
-        } else {
-            response
-        }
-    })
+    hook(
+        Reference::router(),
+        move |request: Request, next: Next| async move {
+            let v1 = request.uri().path() == "/.well-known/agentstration";
+            let response = next.run(request).await;
+            if v1 {
+                edit_json(response, |m| m["protocolVersion"] = json!(revision)).await
+            } else {
+                response
+            }
+        },
+    )
 }
 
 fn documents_differ() -> Router {
@@ -785,7 +788,9 @@ fn oversized_500() -> Router {
         .router();
     hook(roomy, |request: Request, next: Next| async move {
         let (parts, body) = request.into_parts();
-        let bytes = axum::body::to_bytes(body, 64 * 1024 * 1024).await.unwrap_or_default();
+        let bytes = axum::body::to_bytes(body, 64 * 1024 * 1024)
+            .await
+            .unwrap_or_default();
         if bytes.len() > 16 * 1024 * 1024 {
             return (StatusCode::INTERNAL_SERVER_ERROR, "request too large").into_response();
         }
