@@ -1,7 +1,8 @@
 //! Renders `aep-extension` for each starting point (with cargo-generate when it is
 //! installed, otherwise with this crate's renderer), builds the result against the
 //! local aep-sdk, and runs its tests, which start the extension and run the
-//! conformance suite. The generated crates share one target directory.
+//! conformance suite; the ones with tools are then started as binaries and checked by the
+//! foreign peers (conformance/peers). The generated crates share one target directory.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -36,6 +37,7 @@ fn render(starting_point: &str, name: &str, dest: &Path) {
     ]);
     if cargo_generate_available() {
         let parent = dest.parent().expect("dest has a parent");
+        std::fs::create_dir_all(parent).expect("create the destination's parent");
         let mut command = Command::new("cargo");
         command
             .args(["generate", "--silent", "--vcs", "none", "--path"])
@@ -81,5 +83,36 @@ fn every_starting_point_builds_without_warnings_and_passes_conformance() {
             stdout.contains("test result: ok"),
             "{starting_point}: no tests ran\n{stdout}"
         );
+        if starting_point != "model-provider" {
+            peers_accept(&root.join("target/debug").join(&name));
+        }
     }
+}
+
+/// The generated binary, started as a user would, checked by the peers nobody here wrote
+/// (MCP conformance suite, Inspector CLI, Python clients; see conformance/peers).
+fn peers_accept(binary: &Path) {
+    let Some(peers) = aep_peers::Peers::require() else {
+        return;
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    runtime.block_on(async {
+        let running = aep_peers::start_binary(binary)
+            .await
+            .unwrap_or_else(|e| panic!("{e}"));
+        let url = format!("{}/mcp", running.base_url);
+        let called = peers
+            .check_mcp_endpoint(&url)
+            .await
+            .unwrap_or_else(|e| panic!("{}: {e}", binary.display()));
+        assert!(
+            !called.is_empty(),
+            "{}: no read-only tool was called",
+            binary.display()
+        );
+    });
 }

@@ -311,6 +311,77 @@ impl Peers {
     }
 }
 
+impl Peers {
+    /// Every peer against one MCP endpoint: the suite's applicable scenarios, the
+    /// Inspector CLI and each Python client mode listing and calling the read-only tools.
+    /// Returns every failure, or the tools the Inspector called.
+    pub async fn check_mcp_endpoint(&self, url: &str) -> Result<Vec<String>, String> {
+        let mut failures = Vec::new();
+        for scenario in SERVER_SCENARIOS {
+            if let Err(error) = self.mcp_scenario(url, scenario).await {
+                failures.push(error);
+            }
+        }
+        let called = self
+            .inspector_lists_and_calls(url)
+            .await
+            .map_err(|e| failures.push(e))
+            .ok();
+        for sdk in PythonSdk::ALL {
+            if let Err(error) = self.python_client(sdk, url).await {
+                failures.push(format!("{sdk:?}: {error}"));
+            }
+        }
+        match called {
+            Some(called) if failures.is_empty() => Ok(called),
+            _ => Err(failures.join("\n\n")),
+        }
+    }
+}
+
+/// A running extension binary, stopped on drop.
+#[derive(Debug)]
+pub struct RunningBinary {
+    /// `http://127.0.0.1:PORT`, from its `listening on` log line.
+    pub base_url: String,
+    _child: Child,
+}
+
+/// Starts an extension binary built with this SDK on `127.0.0.1:0` (`--listen`) and
+/// waits (at most 60 s) for its `listening on http://...` log line.
+pub async fn start_binary(program: &Path) -> Result<RunningBinary, String> {
+    let mut child = Command::new(program)
+        .args(["--listen", "127.0.0.1:0"])
+        .env("RUST_LOG", "info")
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .map_err(|e| format!("{}: {e}", program.display()))?;
+    let stdout = child.stdout.take().ok_or("no stdout")?;
+    let mut lines = BufReader::new(stdout).lines();
+    let base_url = tokio::time::timeout(Duration::from_secs(60), async {
+        while let Ok(Some(line)) = lines.next_line().await {
+            if let Some((_, rest)) = line.split_once("listening on ") {
+                // `listening on http://127.0.0.1:PORT extension=...`
+                return rest.split_whitespace().next().map(str::to_owned);
+            }
+        }
+        None
+    })
+    .await
+    .map_err(|_| format!("{} did not log `listening on` within 60 s", program.display()))?
+    .ok_or_else(|| format!("{} exited before listening", program.display()))?;
+    // Keep draining its log so it never blocks on a full pipe.
+    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+    Ok(RunningBinary {
+        base_url,
+        _child: child,
+    })
+}
+
 /// Which official Python MCP SDK runs the client.
 #[derive(Debug, Clone, Copy)]
 pub enum PythonSdk {
@@ -318,6 +389,16 @@ pub enum PythonSdk {
     V1,
     /// `mcp` 2.x: `mcp.Client(url, mode=...)` with `legacy`, `auto` or `2026-07-28`.
     V2(&'static str),
+}
+
+impl PythonSdk {
+    /// 1.x, and 2.x in each of its modes.
+    pub const ALL: [PythonSdk; 4] = [
+        PythonSdk::V1,
+        PythonSdk::V2("legacy"),
+        PythonSdk::V2("auto"),
+        PythonSdk::V2("2026-07-28"),
+    ];
 }
 
 /// The running foreign extension; stopped on drop.

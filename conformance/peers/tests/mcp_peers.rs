@@ -55,12 +55,7 @@ async fn mcp_inspector_cli_lists_and_calls_every_read_only_tool_without_warnings
 async fn official_python_clients_list_and_call_every_read_only_tool() {
     let Some(peers) = Peers::require() else { return };
     for (url, tools) in endpoints().await {
-        for sdk in [
-            PythonSdk::V1,
-            PythonSdk::V2("legacy"),
-            PythonSdk::V2("auto"),
-            PythonSdk::V2("2026-07-28"),
-        ] {
+        for sdk in PythonSdk::ALL {
             let calls = peers
                 .python_client(sdk, &url)
                 .await
