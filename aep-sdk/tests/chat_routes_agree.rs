@@ -120,7 +120,7 @@ fn read(contents: &[Content], answer: &mut Answer) {
                 .expect("a toolCall content holds its call");
             answer
                 .tool_calls
-                .push((call.id.clone(), call.name.clone(), call.arguments.clone().into()));
+                .push((call.id.clone(), call.name.clone(), call.arguments.clone()));
         }
     }
 }
