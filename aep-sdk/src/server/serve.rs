@@ -43,8 +43,8 @@ pub struct ServeArgs {
     #[arg(long = "allowed-host", env = "AEP_ALLOWED_HOSTS", value_delimiter = ',')]
     pub allowed_hosts: Vec<String>,
     /// Browser `Origin`s every route accepts besides pages on this machine (which are
-    /// accepted only on a loopback listen address), as scheme://host[:port] with `*` for
-    /// any port: e.g. https://app.example.com,http://dev.example:*.
+    /// accepted only on a loopback listen address), as `scheme://host[:port]` with `*`
+    /// for any port: e.g. `https://app.example.com,http://dev.example:*`.
     #[arg(long = "allowed-origin", env = "AEP_ALLOWED_ORIGINS", value_delimiter = ',')]
     pub allowed_origins: Vec<String>,
     /// Seconds a client may take to send a request's headers.
