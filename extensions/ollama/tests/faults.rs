@@ -301,7 +301,7 @@ async fn connect_timeout_is_bounded() {
         started.elapsed()
     );
     let health = client.provider_health("ollama").await.unwrap();
-    assert_eq!(health.status, aep_sdk::protocol::Availability::Unavailable);
+    assert_eq!(health.status, aep_sdk::protocol::Availability::Unreachable);
 }
 
 #[tokio::test]
