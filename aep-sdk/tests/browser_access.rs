@@ -184,8 +184,10 @@ async fn foreign_origins_get_403_with_an_error_body() {
                 .contains("--allowed-origin")
         );
     }
-    // Not from a browser: no Origin, no refusal.
+    // Not from a browser: no Origin, no refusal, and no CORS answer to a bare OPTIONS.
     assert_eq!(send(mcp_initialize(&base, None)).await.status, 200);
+    let bare = reqwest::Client::new().request(Method::OPTIONS, format!("{base}/aep/model-providers/echo/chat"));
+    assert_eq!(send(bare).await.status, 405);
 }
 
 #[tokio::test]
@@ -217,7 +219,7 @@ async fn pages_on_this_machine_reach_the_aep_routes() {
             .body(chat),
     )
     .await;
-    assert_eq!(answer.status, 200);
+    assert_eq!(answer.status, 200, "{}", answer.body);
     assert_eq!(answer.header("access-control-allow-origin"), origin);
     assert_eq!(answer.body["contents"][0]["text"], "hi");
 }

@@ -14,10 +14,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
-use axum::extract::{Request, State};
-use axum::middleware::Next;
+use axum::extract::Request;
 use axum::response::{IntoResponse, Response};
 use http::{HeaderName, HeaderValue, Method, StatusCode, header, request::Parts};
+use tower::ServiceExt;
 use tower_http::cors::{AllowHeaders, AllowOrigin, CorsLayer};
 
 use crate::AepError;
@@ -190,9 +190,20 @@ impl OriginPolicy {
                 HeaderName::from_static("mcp-protocol-version"),
             ])
             .max_age(Duration::from_secs(600));
-        router
-            .layer(cors)
-            .layer(axum::middleware::from_fn_with_state(policy, guard))
+        // CorsLayer treats every OPTIONS as a preflight; only browser requests (those with
+        // an `Origin`) go through it, so other OPTIONS still get the router's 405. The
+        // guard wraps the whole router (as the fallback of an empty one) rather than
+        // each route, so it runs before routing.
+        let guard = Guard {
+            policy,
+            with_cors: router.clone().layer(cors),
+            plain: router,
+        };
+        let service = tower::service_fn(move |request: Request| {
+            let guard = guard.clone();
+            async move { Ok::<_, std::convert::Infallible>(guard.handle(request).await) }
+        });
+        Router::new().fallback_service(service)
     }
 }
 
@@ -208,30 +219,43 @@ fn host_is_loopback(host: &HeaderValue) -> bool {
     is_loopback_name(&name.to_ascii_lowercase())
 }
 
-async fn guard(State(policy): State<Arc<OriginPolicy>>, request: Request, next: Next) -> Response {
-    let Some(origin) = request.headers().get(header::ORIGIN) else {
-        return next.run(request).await;
-    };
-    if policy.admits(origin, request.headers().get(header::HOST)) {
-        return next.run(request).await;
+#[derive(Clone)]
+struct Guard {
+    policy: Arc<OriginPolicy>,
+    with_cors: Router,
+    plain: Router,
+}
+
+impl Guard {
+    async fn handle(self, request: Request) -> Response {
+        let Some(origin) = request.headers().get(header::ORIGIN) else {
+            return serve(self.plain, request).await;
+        };
+        if self.policy.admits(origin, request.headers().get(header::HOST)) {
+            return serve(self.with_cors, request).await;
+        }
+        let shown = String::from_utf8_lossy(origin.as_bytes()).chars().take(100).collect::<String>();
+        tracing::debug!(origin = %shown, "refused a browser origin");
+        let message = format!(
+            "browser origin '{shown}' is not allowed; list it with --allowed-origin (AEP_ALLOWED_ORIGINS)"
+        );
+        if self.policy.is_mcp(request.uri().path()) {
+            let body = serde_json::json!({
+                "jsonrpc": "2.0",
+                "id": null,
+                "error": { "code": -32600, "message": message },
+            });
+            return (StatusCode::FORBIDDEN, axum::Json(body)).into_response();
+        }
+        AepError::new(StatusCode::FORBIDDEN, codes::ORIGIN_NOT_ALLOWED, message).into_response()
     }
-    let shown = String::from_utf8_lossy(origin.as_bytes())
-        .chars()
-        .take(100)
-        .collect::<String>();
-    tracing::debug!(origin = %shown, "refused a browser origin");
-    let message = format!(
-        "browser origin '{shown}' is not allowed; list it with --allowed-origin (AEP_ALLOWED_ORIGINS)"
-    );
-    if policy.is_mcp(request.uri().path()) {
-        let body = serde_json::json!({
-            "jsonrpc": "2.0",
-            "id": null,
-            "error": { "code": -32600, "message": message },
-        });
-        return (StatusCode::FORBIDDEN, axum::Json(body)).into_response();
+}
+
+async fn serve(router: Router, request: Request) -> Response {
+    match router.oneshot(request).await {
+        Ok(response) => response,
+        Err(never) => match never {},
     }
-    AepError::new(StatusCode::FORBIDDEN, codes::ORIGIN_NOT_ALLOWED, message).into_response()
 }
 
 #[cfg(test)]

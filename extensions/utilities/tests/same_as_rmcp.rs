@@ -164,6 +164,16 @@ fn normalize(schema: &Map<String, Value>) -> Value {
     inline(&Value::Object(schema.clone()), &defs)
 }
 
+/// The SDK's standard shaping (idempotent on its own schemas): only standard `format`s,
+/// and optional inputs without their `null`.
+fn shaped(mut schema: Value, input: bool) -> Value {
+    aep_sdk::schema::standardize(&mut schema);
+    if input {
+        aep_sdk::schema::optional_without_null(&mut schema);
+    }
+    schema
+}
+
 fn comparable(tools: Vec<rmcp::model::Tool>) -> Vec<Value> {
     let mut tools: Vec<Value> = tools
         .into_iter()
@@ -172,8 +182,8 @@ fn comparable(tools: Vec<rmcp::model::Tool>) -> Vec<Value> {
                 "name": t.name,
                 "title": t.title,
                 "description": t.description,
-                "inputSchema": normalize(&t.input_schema),
-                "outputSchema": t.output_schema.map(|s| normalize(&s)),
+                "inputSchema": shaped(normalize(&t.input_schema), true),
+                "outputSchema": t.output_schema.map(|s| shaped(normalize(&s), false)),
                 "annotations": t.annotations,
             })
         })
