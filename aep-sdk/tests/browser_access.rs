@@ -186,7 +186,8 @@ async fn foreign_origins_get_403_with_an_error_body() {
     }
     // Not from a browser: no Origin, no refusal, and no CORS answer to a bare OPTIONS.
     assert_eq!(send(mcp_initialize(&base, None)).await.status, 200);
-    let bare = reqwest::Client::new().request(Method::OPTIONS, format!("{base}/aep/model-providers/echo/chat"));
+    let bare =
+        reqwest::Client::new().request(Method::OPTIONS, format!("{base}/aep/model-providers/echo/chat"));
     assert_eq!(send(bare).await.status, 405);
 }
 

@@ -234,7 +234,10 @@ impl Guard {
         if self.policy.admits(origin, request.headers().get(header::HOST)) {
             return serve(self.with_cors, request).await;
         }
-        let shown = String::from_utf8_lossy(origin.as_bytes()).chars().take(100).collect::<String>();
+        let shown = String::from_utf8_lossy(origin.as_bytes())
+            .chars()
+            .take(100)
+            .collect::<String>();
         tracing::debug!(origin = %shown, "refused a browser origin");
         let message = format!(
             "browser origin '{shown}' is not allowed; list it with --allowed-origin (AEP_ALLOWED_ORIGINS)"

@@ -1,7 +1,7 @@
 //! Peers nobody here wrote, run against AEP extensions: the official MCP conformance
 //! suite (`@modelcontextprotocol/conformance`), the MCP Inspector's CLI, the official
-//! Python MCP SDK clients 1.x and 2.x, and a foreign AEP extension written in Python
-//! (FastAPI + FastMCP). `install.sh` installs them (pinned) into `target/peers`
+//! Python MCP SDK clients 1.x and 2.x, headless Chromium (CORS as a browser applies it),
+//! and a foreign AEP extension written in Python (FastAPI + FastMCP). `install.sh` installs them (pinned) into `target/peers`
 //! (`AEP_PEERS_DIR` overrides it); `README.md` documents each peer's commands and output.
 //!
 //! Every call is bounded in time, captures the peer's output (a peer's own summary line
@@ -105,7 +105,7 @@ impl Peers {
         let dir = std::env::var_os("AEP_PEERS_DIR")
             .map(PathBuf::from)
             .unwrap_or_else(|| repo_root().join("target/peers"));
-        let complete = ["conformance", "inspector-cli", "py1", "py2"]
+        let complete = ["conformance", "inspector-cli", "py1", "py2", "browser-cors"]
             .iter()
             .all(|bin| dir.join("bin").join(bin).exists());
         complete.then_some(Self { dir })
@@ -380,6 +380,25 @@ pub async fn start_binary(program: &Path) -> Result<RunningBinary, String> {
         base_url,
         _child: child,
     })
+}
+
+impl Peers {
+    /// Headless Chromium (Debian's, driven by playwright-core) fetching the extension at
+    /// `base_url` from a page on `localhost` and from one on the foreign origin
+    /// `127.0.0.2`: discovery, a streamed chat with `model`, an MCP session (initialize,
+    /// tools/list, DELETE). Returns the script's JSON report (`conformance/peers/README.md`).
+    pub async fn browser_cors(&self, base_url: &str, model: &str) -> Result<Value, String> {
+        let run = self
+            .run(
+                &self.bin("browser-cors"),
+                &[base_url.to_owned(), model.to_owned()],
+            )
+            .await;
+        if run.code != Some(0) {
+            return Err(run.describe());
+        }
+        serde_json::from_str(run.stdout.trim()).map_err(|e| format!("{e}\n{}", run.describe()))
+    }
 }
 
 /// Which official Python MCP SDK runs the client.

@@ -1,5 +1,7 @@
-//! The extensions the peers are run against: the bundled utilities extension and one
-//! with two MCP servers, each served the way `Extension::serve` serves it.
+//! The extensions the peers are run against besides the bundled ones: one with two MCP
+//! servers and one with a provider and a tool (for the browser), each served the way
+//! `Extension::serve` serves it.
+#![allow(dead_code)] // each test binary uses a different subset
 
 use aep_sdk::prelude::*;
 use aep_sdk::server::{ConnectionLimits, Extension};
@@ -68,6 +70,30 @@ impl TwoServers {
     #[tool(server = "math", destructive)]
     async fn reset(&self) -> String {
         "reset".to_owned()
+    }
+}
+
+/// A model provider `echo` (model `m`) and one tool on the default server at `/mcp`:
+/// what the browser check calls.
+#[derive(Debug, Clone, Default)]
+pub struct EchoAndTool;
+
+#[aep_extension(id = "peers.echo", name = "Echo and a tool", version = "1.0.0")]
+impl EchoAndTool {
+    /// Says hello.
+    #[tool(read_only)]
+    async fn hello(
+        &self,
+        /** Who to greet. */
+        name: String,
+    ) -> String {
+        format!("hello {name}")
+    }
+
+    #[model_provider(id = "echo", models = ["m"])]
+    async fn echo(&self, request: ChatRequest) -> Result<ChatStream, AepError> {
+        let text = request.last_user_text().unwrap_or_default();
+        Ok(Box::pin(futures::stream::iter([Ok(ChatUpdate::text(text))])))
     }
 }
 
