@@ -34,8 +34,10 @@ mod parse;
 ///
 /// `#[model_provider(id, display_name, models = [..], metadata(..), chat, streaming, tools,
 /// thinking, structured_output, vision, model_discovery)]` on
-/// `async fn(&self, request: ChatRequest[, ctx: RequestContext]) -> Result<ChatStream, AepError>`.
-/// Siblings: `#[chat(provider = "id")]` (non-streaming answer), `#[models(provider = "id")]`
+/// `async fn(&self, request: ChatRequest[, ctx: RequestContext]) -> Result<ChatStream, AepError>`
+/// (streamed; `/chat` folds it) or `-> Result<ChatResponse, AepError>` (in one piece;
+/// `/chat/stream` sends it as one update and a finish). Siblings:
+/// `#[chat(provider = "id")]` (non-streaming answer of a streamed provider), `#[models(provider = "id")]`
 /// and `#[health(provider = "id")]`, each `async fn(&self[, ctx])`.
 ///
 /// `#[option_set]` on `fn(&self) -> aep_sdk::config::OptionSetDecl`.

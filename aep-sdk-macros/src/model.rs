@@ -71,6 +71,9 @@ pub enum OutputKind {
 pub struct Provider {
     pub method: Ident,
     pub with_context: bool,
+    /// The method answers in one piece (`Result<ChatResponse, AepError>`): `/chat` returns
+    /// it, `/chat/stream` streams it as one update and a finish.
+    pub one_shot: bool,
     pub id: LitStr,
     pub display_name: String,
     pub capabilities: Vec<(&'static str, bool)>,
@@ -561,17 +564,23 @@ fn provider(
         }
     }
     let with_context = provider_params(method, "model_provider", true, errors)?;
-    if matches!(method.sig.output, ReturnType::Default) {
-        errors.push(err(
-            method.sig.ident.span(),
-            "a `#[model_provider]` method is the provider's streaming method: it returns `Result<ChatStream, AepError>`",
-        ));
-        return None;
-    }
+    let one_shot = match &method.sig.output {
+        ReturnType::Default => {
+            errors.push(err(
+                method.sig.ident.span(),
+                "a `#[model_provider]` method answers the chat: it returns `Result<ChatStream, AepError>` (streamed) or `Result<ChatResponse, AepError>` (in one piece)",
+            ));
+            return None;
+        }
+        ReturnType::Type(_, ty) => generic_args(ty)
+            .first()
+            .is_some_and(|ok| is_named(ok, "ChatResponse")),
+    };
     let id = id?;
     Some(Provider {
         method: method.sig.ident.clone(),
         with_context,
+        one_shot,
         display_name: display_name.map(|d| d.value()).unwrap_or_else(|| id.value()),
         id,
         capabilities,
@@ -629,6 +638,15 @@ fn attach_siblings(providers: &mut [Provider], siblings: Vec<PendingSibling>, er
             ));
             continue;
         };
+        if pending.kind == "chat" && provider.one_shot {
+            errors.push(err(
+                pending.sibling.method.span(),
+                format!(
+                    "provider \"{id}\" already answers in one piece (its `#[model_provider]` method returns `ChatResponse`): remove this `#[chat]` method"
+                ),
+            ));
+            continue;
+        }
         let slot = match pending.kind {
             "chat" => &mut provider.chat,
             "models" => &mut provider.list_models,

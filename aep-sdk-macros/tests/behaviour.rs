@@ -76,7 +76,7 @@ impl Counter {
             .unwrap_or("none")
             .to_owned();
         let text = format!("{} {} {auth}", request.model, self.calls.load(Ordering::SeqCst));
-        Ok(Box::pin(futures::stream::iter([
+        Ok(ChatStream::new(futures::stream::iter([
             Ok(ChatUpdate::text(text)),
             Ok(ChatUpdate::finish(FinishReason::Stop)),
         ])))
@@ -159,7 +159,10 @@ async fn provider_siblings_and_context() {
     let server = spawn(Counter::default().into_extension().unwrap().router()).await;
     let client = Client::new(&server.base_url).unwrap();
     let request = ChatRequest::new("m1", vec![Message::user("hi")]);
-    assert_eq!(client.chat("count", &request).await.unwrap().text(), "once m1");
+    assert_eq!(
+        client.chat("count", &request).await.unwrap().all_text(),
+        "once m1"
+    );
     let response = reqwest::Client::new()
         .post(format!(
             "{}/aep/model-providers/count/chat/stream",
@@ -252,7 +255,7 @@ impl Tuned {
     async fn tuned(&self, _request: ChatRequest, ctx: RequestContext) -> Result<ChatStream, AepError> {
         let words = ctx.native_options::<TunedOptions>().map(|o| o.words).unwrap_or(1);
         let text = vec!["la"; words as usize].join(" ");
-        Ok(Box::pin(futures::stream::iter([
+        Ok(ChatStream::new(futures::stream::iter([
             Ok(ChatUpdate::text(text)),
             Ok(ChatUpdate::finish(FinishReason::Stop)),
         ])))
@@ -289,7 +292,10 @@ async fn option_sets_declared_through_the_macro() {
         native_options: Some(envelope(3)),
         ..Default::default()
     });
-    assert_eq!(client.chat("tuned", &request).await.unwrap().text(), "la la la");
+    assert_eq!(
+        client.chat("tuned", &request).await.unwrap().all_text(),
+        "la la la"
+    );
     request.options = Some(aep_sdk::protocol::ModelOptions {
         native_options: Some(envelope(9)),
         ..Default::default()

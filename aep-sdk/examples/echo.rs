@@ -24,20 +24,12 @@ impl Echo {
         let words: Vec<String> = text.split_inclusive(' ').map(str::to_owned).collect();
         let count = words.len() as u64;
         let model = request.model;
-        let mut updates: Vec<Result<ChatUpdate, AepError>> = words
+        let mut updates: Vec<ChatUpdate> = words
             .into_iter()
-            .map(|w| {
-                Ok(ChatUpdate {
-                    model: Some(model.clone()),
-                    ..ChatUpdate::text(w)
-                })
-            })
+            .map(|w| ChatUpdate::text(w).with_model(model.clone()))
             .collect();
-        updates.push(Ok(ChatUpdate {
-            usage: Some(Usage::new(count, count)),
-            ..ChatUpdate::finish(FinishReason::Stop)
-        }));
-        Ok(Box::pin(futures::stream::iter(updates)))
+        updates.push(ChatUpdate::finish(FinishReason::Stop).with_usage(Usage::new(count, count)));
+        Ok(ChatStream::from_updates(updates))
     }
 }
 

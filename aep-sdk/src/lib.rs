@@ -27,12 +27,23 @@
 //!         Ok(text.chars().rev().collect())
 //!     }
 //!
-//!     /// Echo the last user message back.
+//!     /// Stream the last user message back, word by word.
 //!     #[model_provider(id = "echo", display_name = "Echo", models = ["echo-1"])]
 //!     async fn echo(&self, request: ChatRequest) -> Result<ChatStream, AepError> {
 //!         let text = request.last_user_text().unwrap_or_default();
-//!         let updates = [Ok(ChatUpdate::text(text)), Ok(ChatUpdate::finish(FinishReason::Stop))];
-//!         Ok(Box::pin(futures::stream::iter(updates)))
+//!         Ok(chat_stream! {
+//!             for word in text.split_inclusive(' ') {
+//!                 tokio::task::yield_now().await;
+//!                 yield ChatUpdate::text(word).with_model("echo-1");
+//!             }
+//!             // ending without a terminal update means finishReason "stop"
+//!         })
+//!     }
+//!
+//!     /// Answer in one piece; /chat/stream streams it as one update and a finish.
+//!     #[model_provider(id = "oneshot", models = ["oneshot-1"])]
+//!     async fn oneshot(&self, _request: ChatRequest) -> Result<ChatResponse, AepError> {
+//!         Ok(ChatResponse::text("done").with_usage(Usage::new(1, 1)))
 //!     }
 //! }
 //!
@@ -45,7 +56,9 @@
 //! let manifest = client.discover().await?;
 //! assert_eq!(manifest.contributions.tools[0].id, "text.reverse");
 //! let answer = client.chat("echo", &ChatRequest::new("echo-1", vec![Message::user("hi")])).await?;
-//! assert_eq!(answer.text(), "hi");
+//! assert_eq!(answer.all_text(), "hi");
+//! let answer = client.chat("oneshot", &ChatRequest::new("oneshot-1", vec![Message::user("hi")])).await?;
+//! assert_eq!(answer.all_text(), "done");
 //! # Ok(()) }
 //! ```
 //!
@@ -75,6 +88,7 @@ pub use error::{AepError, Error};
 #[doc(hidden)]
 pub mod __private {
     //! Paths used by macro-generated code. Not public API.
+    pub use async_stream;
     pub use futures;
     pub use rmcp;
     pub use schemars;
@@ -86,6 +100,7 @@ pub mod __private {
 pub mod prelude {
     pub use crate::AepError;
     pub use crate::aep_extension;
+    pub use crate::chat_stream;
     pub use crate::protocol::{
         Availability, ChatRequest, ChatResponse, ChatUpdate, Content, ContentKind, FinishReason, Health,
         Message, ModelDescriptor, ModelProviderDescriptor, ProviderCapabilities, Role, ToolCall, Usage,

@@ -25,7 +25,9 @@ impl Page {
     #[model_provider(id = "echo")]
     async fn echo(&self, request: ChatRequest) -> Result<ChatStream, AepError> {
         let text = request.last_user_text().unwrap_or_default();
-        Ok(Box::pin(futures::stream::iter([Ok(ChatUpdate::text(text))])))
+        Ok(ChatStream::new(futures::stream::iter([Ok(ChatUpdate::text(
+            text,
+        ))])))
     }
 }
 

@@ -91,7 +91,9 @@ impl Scripted {
             .and_then(|m| m.get("scenario"))
             .and_then(|s| s.as_str());
         let updates = script(scenario.unwrap_or("terminal"));
-        Ok(Box::pin(futures::stream::iter(updates.into_iter().map(Ok))))
+        Ok(ChatStream::new(futures::stream::iter(
+            updates.into_iter().map(Ok),
+        )))
     }
 }
 

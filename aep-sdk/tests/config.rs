@@ -69,7 +69,7 @@ impl ModelProvider for Recorder {
             Ok(ChatUpdate::text(seen.to_string())),
             Ok(ChatUpdate::finish(FinishReason::Stop)),
         ];
-        Ok(Box::pin(futures::stream::iter(updates)))
+        Ok(ChatStream::new(futures::stream::iter(updates)))
     }
 }
 
@@ -483,7 +483,7 @@ async fn every_option_error_on_chat_and_stream() {
 #[tokio::test]
 async fn validated_values_reach_the_provider_typed_when_declared_from_a_type() {
     let fx = Fixture::start().await;
-    let seen = |response: ChatResponse| serde_json::from_str::<Value>(&response.text()).unwrap();
+    let seen = |response: ChatResponse| serde_json::from_str::<Value>(&response.all_text()).unwrap();
 
     let v3 = json!({"temperature": 0.5, "tags": ["a"], "mode": "fast"});
     let native: VersionedOptions = serde_json::from_value(fx.native(LLM_SET, "3", v3.clone())).unwrap();
@@ -566,7 +566,7 @@ async fn migration_chain_through_an_intermediate_version() {
     );
     // The answer is a complete envelope the provider accepts as is.
     let reply = fx.client.chat("llm", &request_with(options)).await.unwrap();
-    assert!(reply.text().contains("Careful"), "{}", reply.text());
+    assert!(reply.all_text().contains("Careful"), "{}", reply.all_text());
 
     // A single step, and the identity.
     let answer = fx

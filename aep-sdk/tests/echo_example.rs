@@ -50,7 +50,7 @@ async fn client_discovers_both_revisions_and_calls_every_route() {
     assert_eq!(models[0].id, "echo-1");
 
     let response = client.chat("echo", &hello()).await.unwrap();
-    assert_eq!(response.text(), "hello big world");
+    assert_eq!(response.all_text(), "hello big world");
     assert_eq!(response.finish_reason, Some(FinishReason::Stop));
     assert_eq!(response.usage.and_then(|u| u.output_tokens), Some(3));
     assert_eq!(response.model.as_deref(), Some("echo-1"));
@@ -428,7 +428,7 @@ async fn malformed_requests_get_aep_errors() {
     // Still serving.
     let client = Client::new(&server.base_url).unwrap();
     assert_eq!(
-        client.chat("echo", &hello()).await.unwrap().text(),
+        client.chat("echo", &hello()).await.unwrap().all_text(),
         "hello big world"
     );
 }

@@ -88,7 +88,7 @@ impl Tooly {
             Ok(ChatUpdate::text(text)),
             Ok(ChatUpdate::finish(FinishReason::Stop)),
         ];
-        Ok(Box::pin(futures::stream::iter(updates)))
+        Ok(ChatStream::new(futures::stream::iter(updates)))
     }
 
     #[option_set]

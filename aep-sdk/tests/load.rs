@@ -144,7 +144,7 @@ impl ModelProvider for Sequence {
                 }
             }
         });
-        Ok(Box::pin(stream.map(move |update| {
+        Ok(ChatStream::new(stream.map(move |update| {
             let _alive = &dropped;
             update
         })))

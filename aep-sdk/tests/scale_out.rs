@@ -80,7 +80,7 @@ impl Replica {
                 Some((Ok(update), i + 1))
             }
         });
-        Ok(Box::pin(stream))
+        Ok(ChatStream::new(stream))
     }
 }
 
@@ -349,7 +349,7 @@ async fn aep_calls_alternate_between_replicas() {
         };
         let chat = || async {
             let answer = client.chat("replica", &chat_request(3, false)).await.unwrap();
-            assert_eq!(answer.text(), "012");
+            assert_eq!(answer.all_text(), "012");
             answer.model.unwrap()
         };
         // Each kind of call alone, then both interleaved.

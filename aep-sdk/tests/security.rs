@@ -33,7 +33,7 @@ impl Guarded {
     #[model_provider(id = "echo")]
     async fn echo(&self, request: ChatRequest) -> Result<ChatStream, AepError> {
         let text = request.last_user_text().unwrap_or_default();
-        Ok(Box::pin(futures::stream::iter([
+        Ok(ChatStream::new(futures::stream::iter([
             Ok(ChatUpdate::text(text)),
             Ok(ChatUpdate::finish(FinishReason::Stop)),
         ])))
@@ -110,7 +110,7 @@ async fn every_route_needs_the_token() {
         !serde_json::to_string(&manifest).unwrap().contains(TOKEN),
         "the token is not in the manifest"
     );
-    assert_eq!(client.chat("echo", &hello()).await.unwrap().text(), "hi");
+    assert_eq!(client.chat("echo", &hello()).await.unwrap().all_text(), "hi");
     let error = Client::new(base).unwrap().discover().await.unwrap_err();
     assert_eq!(error.remote_code(), Some("unauthorized"));
     assert!(!error.to_string().contains(TOKEN));

@@ -55,7 +55,7 @@ impl ModelProvider for Scripted {
                 });
                 let probe = DropProbe(events);
                 let ticks = tokio_stream_interval(Duration::from_millis(10));
-                Ok(Box::pin(ticks.map(move |i| {
+                Ok(ChatStream::new(ticks.map(move |i| {
                     let _keep = &probe;
                     Ok(ChatUpdate::text(format!("{i} ")))
                 })))
@@ -64,22 +64,24 @@ impl ModelProvider for Scripted {
                 let mut items: Vec<Result<ChatUpdate, AepError>> =
                     (0..n).map(|i| Ok(ChatUpdate::text(i.to_string()))).collect();
                 items.push(Err(AepError::request_failed("upstream fell over")));
-                Ok(Box::pin(futures::stream::iter(items)))
+                Ok(ChatStream::new(futures::stream::iter(items)))
             }
             Script::PanicEarly => panic!("provider bug"),
             Script::PanicMidStream => {
                 let first = futures::stream::iter([Ok(ChatUpdate::text("a"))]);
                 let boom = futures::stream::once(async { panic!("stream bug") });
-                Ok(Box::pin(first.chain(boom)))
+                Ok(ChatStream::new(first.chain(boom)))
             }
-            Script::DataAfterTerminal => Ok(Box::pin(futures::stream::iter([
+            Script::DataAfterTerminal => Ok(ChatStream::new(futures::stream::iter([
                 Ok(ChatUpdate::text("x")),
                 Ok(ChatUpdate::finish(FinishReason::Length)),
                 Ok(ChatUpdate::text("must not be sent")),
                 Ok(ChatUpdate::finish(FinishReason::Stop)),
             ]))),
-            Script::NoTerminal => Ok(Box::pin(futures::stream::iter([Ok(ChatUpdate::text("partial"))]))),
-            Script::Silent(ms) => Ok(Box::pin(futures::stream::once(async move {
+            Script::NoTerminal => Ok(ChatStream::new(futures::stream::iter([Ok(ChatUpdate::text(
+                "partial",
+            ))]))),
+            Script::Silent(ms) => Ok(ChatStream::new(futures::stream::once(async move {
                 tokio::time::sleep(Duration::from_millis(ms)).await;
                 Ok(ChatUpdate {
                     finish_reason: Some(FinishReason::Stop),
@@ -204,7 +206,7 @@ async fn nothing_follows_the_terminal_update() {
         .chat("p", &request())
         .await
         .unwrap();
-    assert_eq!(response.text(), "x");
+    assert_eq!(response.all_text(), "x");
     assert_eq!(response.finish_reason, Some(FinishReason::Length));
 }
 
@@ -234,7 +236,7 @@ async fn keep_alive_comments_fill_silences_and_readers_ignore_them() {
         .chat("p", &request())
         .await
         .unwrap();
-    assert_eq!(response.text(), "late");
+    assert_eq!(response.all_text(), "late");
 }
 
 #[tokio::test]

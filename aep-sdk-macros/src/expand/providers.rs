@@ -13,14 +13,28 @@ pub fn generate(model: &Extension) -> (Vec<TokenStream>, TokenStream) {
     let mut registrations = TokenStream::new();
     for provider in &model.providers {
         let ty = format_ident!("__AepProvider_{}", provider.method);
-        let stream = call(&provider.method, provider.with_context, true);
-        let chat = provider.chat.as_ref().map(|s| {
+        let answer = call(&provider.method, provider.with_context, true);
+        let stream = if provider.one_shot {
+            quote! {
+                let response: ::aep_sdk::protocol::ChatResponse = { #answer }?;
+                ::core::result::Result::Ok(::aep_sdk::server::ChatStream::from(response))
+            }
+        } else {
+            answer.clone()
+        };
+        let one_shot_chat = provider.one_shot.then(|| {
+            quote! {
+                async fn chat(&self, request: ::aep_sdk::protocol::ChatRequest, ctx: ::aep_sdk::server::RequestContext)
+                    -> ::core::result::Result<::aep_sdk::protocol::ChatResponse, ::aep_sdk::AepError> { #answer }
+            }
+        });
+        let chat = one_shot_chat.or_else(|| provider.chat.as_ref().map(|s| {
             let call = sibling_call(s, true);
             quote! {
                 async fn chat(&self, request: ::aep_sdk::protocol::ChatRequest, ctx: ::aep_sdk::server::RequestContext)
                     -> ::core::result::Result<::aep_sdk::protocol::ChatResponse, ::aep_sdk::AepError> { #call }
             }
-        });
+        }));
         let models = provider.list_models.as_ref().map(|s| {
             let call = sibling_call(s, false);
             quote! {

@@ -32,8 +32,7 @@
 //! impl ModelProvider for Llm {
 //!     async fn chat_stream(&self, _request: ChatRequest, ctx: RequestContext) -> Result<ChatStream, AepError> {
 //!         let context = ctx.native_options::<Profile>().and_then(|p| p.context_size).unwrap_or(2048);
-//!         let updates = vec![Ok(ChatUpdate::text(format!("context {context}"))), Ok(ChatUpdate::finish(FinishReason::Stop))];
-//!         Ok(Box::pin(futures::stream::iter(updates)))
+//!         Ok(ChatStream::from_updates([ChatUpdate::text(format!("context {context}"))]))
 //!     }
 //! }
 //!

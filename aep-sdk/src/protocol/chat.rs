@@ -404,8 +404,39 @@ pub struct ChatResponse {
 
 impl ChatResponse {
     /// All text of all answer messages.
-    pub fn text(&self) -> String {
+    pub fn all_text(&self) -> String {
         self.messages.iter().map(Message::text).collect()
+    }
+    /// One assistant message with `text`, finished with `stop`.
+    pub fn text(text: impl Into<String>) -> Self {
+        Self::message(Message::assistant(text))
+    }
+
+    /// One message, finished with `stop`.
+    pub fn message(message: Message) -> Self {
+        Self {
+            messages: vec![message],
+            finish_reason: Some(FinishReason::Stop),
+            ..Self::default()
+        }
+    }
+
+    /// The same answer naming the model.
+    pub fn with_model(mut self, model: impl Into<String>) -> Self {
+        self.model = Some(model.into());
+        self
+    }
+
+    /// The same answer with token counts.
+    pub fn with_usage(mut self, usage: Usage) -> Self {
+        self.usage = Some(usage);
+        self
+    }
+
+    /// The same answer with another finish reason.
+    pub fn with_finish(mut self, finish_reason: FinishReason) -> Self {
+        self.finish_reason = Some(finish_reason);
+        self
     }
 }
 
@@ -468,6 +499,48 @@ impl ChatUpdate {
     /// The update's text deltas, concatenated.
     pub fn text_delta(&self) -> String {
         self.contents.iter().filter_map(Content::as_text).collect()
+    }
+    /// An assistant update with one reasoning ("thinking") delta.
+    pub fn reasoning(delta: impl Into<String>) -> Self {
+        Self::contents(vec![Content::reasoning(delta)])
+    }
+
+    /// An assistant update asking for one tool call.
+    pub fn tool_call(id: impl Into<String>, name: impl Into<String>, arguments: Value) -> Self {
+        Self::contents(vec![Content::tool_call(id, name, arguments)])
+    }
+
+    /// An assistant update with any contents.
+    pub fn contents(contents: Vec<Content>) -> Self {
+        Self {
+            contents,
+            role: Some(Role::Assistant),
+            ..Self::default()
+        }
+    }
+
+    /// The same update naming the model that answers.
+    pub fn with_model(mut self, model: impl Into<String>) -> Self {
+        self.model = Some(model.into());
+        self
+    }
+
+    /// The same update with token counts.
+    pub fn with_usage(mut self, usage: Usage) -> Self {
+        self.usage = Some(usage);
+        self
+    }
+
+    /// The same update, made terminal with `finish_reason`.
+    pub fn with_finish(mut self, finish_reason: FinishReason) -> Self {
+        self.finish_reason = Some(finish_reason);
+        self
+    }
+
+    /// The same update with another role.
+    pub fn with_role(mut self, role: Role) -> Self {
+        self.role = Some(role);
+        self
     }
 }
 

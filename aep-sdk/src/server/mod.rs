@@ -10,8 +10,7 @@
 //! impl ModelProvider for Echo {
 //!     async fn chat_stream(&self, request: ChatRequest, _ctx: RequestContext) -> Result<ChatStream, AepError> {
 //!         let text = request.last_user_text().unwrap_or_default();
-//!         let updates = vec![Ok(ChatUpdate::text(text)), Ok(ChatUpdate::finish(FinishReason::Stop))];
-//!         Ok(Box::pin(futures::stream::iter(updates)))
+//!         Ok(ChatStream::from_updates([ChatUpdate::text(text), ChatUpdate::finish(FinishReason::Stop)]))
 //!     }
 //! }
 //!
@@ -30,6 +29,7 @@ mod aep_extension;
 mod auth;
 mod body;
 mod builder;
+mod chat_stream;
 mod extract;
 mod mcp;
 mod provider;
@@ -44,8 +44,9 @@ pub use body::BodyLimits;
 pub use builder::{
     DEFAULT_BODY_LIMIT, DEFAULT_BODY_READ_TIMEOUT, DEFAULT_KEEP_ALIVE, Extension, ExtensionBuilder,
 };
+pub use chat_stream::ChatStream;
 pub use extract::{AepJson, AepPath};
-pub use provider::{ChatStream, ModelProvider, RequestContext, collect_stream};
+pub use provider::{ModelProvider, RequestContext, collect_stream};
 pub use serve::{ConnectionLimits, DEFAULT_LISTEN, ServeArgs, init_tracing, shutdown_signal};
 
 use axum::response::{IntoResponse, Response};

@@ -2,22 +2,18 @@
 //! into one answer.
 
 use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
 
-use futures::{Stream, StreamExt, future::BoxFuture};
+use futures::{StreamExt, future::BoxFuture};
 use http::{HeaderMap, StatusCode};
 use tokio_util::sync::CancellationToken;
 
+use super::ChatStream;
 use crate::AepError;
 use crate::protocol::{
     ChatRequest, ChatResponse, ChatUpdate, Content, ContentKind, FinishReason, Health, Message,
     ModelDescriptor, ModelProviderDescriptor, Role,
 };
-
-/// A stream of chat updates. The first update with a `finish_reason` ends it; an `Err`
-/// ends it with a terminal `finishReason: "error"` update.
-pub type ChatStream = Pin<Box<dyn Stream<Item = Result<ChatUpdate, AepError>> + Send + 'static>>;
 
 /// What a provider knows about the request besides its body.
 ///
@@ -107,8 +103,9 @@ impl RequestContext {
 ///
 /// impl ModelProvider for Hello {
 ///     async fn chat_stream(&self, _request: ChatRequest, _ctx: RequestContext) -> Result<ChatStream, AepError> {
-///         let updates = vec![Ok(ChatUpdate::text("hello")), Ok(ChatUpdate::finish(FinishReason::Stop))];
-///         Ok(Box::pin(futures::stream::iter(updates)))
+///         Ok(chat_stream! {
+///             yield ChatUpdate::text("hello");
+///         })
 ///     }
 /// }
 /// ```

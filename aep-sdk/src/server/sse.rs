@@ -18,7 +18,7 @@ use http::header;
 use tokio::time::{Instant, Sleep};
 use tokio_util::sync::{CancellationToken, DropGuard, WaitForCancellationFutureOwned};
 
-use super::provider::ChatStream;
+use super::ChatStream;
 use crate::error::codes;
 use crate::protocol::{ChatUpdate, ErrorBody, FinishReason};
 

@@ -59,8 +59,8 @@ impl SdkBench {
     #[model_provider(id = "echo")]
     async fn echo(&self, request: ChatRequest) -> Result<ChatStream, AepError> {
         match updates_requested(&request.model) {
-            Some(count) => Ok(Box::pin(updates(count).map(Ok))),
-            None => Ok(Box::pin(hold().map(Ok))),
+            Some(count) => Ok(ChatStream::new(updates(count).map(Ok))),
+            None => Ok(ChatStream::new(hold().map(Ok))),
         }
     }
 }

@@ -143,7 +143,7 @@ async fn chat_without_tools_and_provider_checks() {
     let registry: &Registry = setup.catalog.registry();
     let request = ChatRequest::new(SCRIPTED_MODEL_ID, vec![Message::user("echo me back")]);
     let response = models::chat(registry, &model(), &request).await.unwrap();
-    assert_eq!(response.text(), "echo me back");
+    assert_eq!(response.all_text(), "echo me back");
 
     let wrong = ModelRef::new(SCRIPTED_EXTENSION_ID, "ollama", "llama3.2");
     let error = models::chat(registry, &wrong, &request).await.unwrap_err();
@@ -157,7 +157,7 @@ async fn chat_without_tools_and_provider_checks() {
     // Provider ids match case-insensitively, as the routes do.
     let upper = ModelRef::new(SCRIPTED_EXTENSION_ID, "SCRIPTED", SCRIPTED_MODEL_ID);
     assert_eq!(
-        models::chat(registry, &upper, &request).await.unwrap().text(),
+        models::chat(registry, &upper, &request).await.unwrap().all_text(),
         "echo me back"
     );
 }

@@ -6,7 +6,8 @@
 use std::time::Duration;
 
 use aep_sdk::AepError;
-use aep_sdk::protocol::{ChatRequest, ChatUpdate};
+use aep_sdk::chat_stream;
+use aep_sdk::protocol::ChatRequest;
 use aep_sdk::server::ChatStream;
 use futures::future::BoxFuture;
 
@@ -29,61 +30,30 @@ pub async fn start(
     let client = client.clone();
     let mut pending: BoxFuture<'static, Result<LineReader, OllamaError>> =
         Box::pin(async move { client.chat(&body).await });
-    let source = match tokio::time::timeout(start_wait, &mut pending).await {
-        Ok(Ok(reader)) => Source::Reading(reader),
-        Ok(Err(error)) => return Err(error.into_aep()),
-        Err(_) => Source::Pending(pending),
+    let started = match tokio::time::timeout(start_wait, &mut pending).await {
+        Ok(result) => Some(result.map_err(OllamaError::into_aep)?),
+        Err(_) => None,
     };
-    let pump = Pump {
-        source,
-        mapper: StreamMapper::new(request.model),
-    };
-    Ok(Box::pin(futures::stream::unfold(pump, |mut pump| async move {
-        pump.next().await.map(|item| (item, pump))
-    })))
-}
-
-enum Source {
-    /// Still waiting for Ollama's status line.
-    Pending(BoxFuture<'static, Result<LineReader, OllamaError>>),
-    /// Reading its lines.
-    Reading(LineReader),
-    /// Finished (terminal update or error sent).
-    Done,
-}
-
-struct Pump {
-    source: Source,
-    mapper: StreamMapper,
-}
-
-impl Pump {
-    async fn next(&mut self) -> Option<Result<ChatUpdate, AepError>> {
+    let mut mapper = StreamMapper::new(request.model);
+    Ok(chat_stream! {
+        let mut reader = match started {
+            Some(reader) => reader,
+            None => pending.await.map_err(OllamaError::into_aep)?,
+        };
         loop {
-            match std::mem::replace(&mut self.source, Source::Done) {
-                Source::Done => return None,
-                Source::Pending(pending) => match pending.await {
-                    Ok(reader) => self.source = Source::Reading(reader),
-                    Err(error) => return Some(Err(error.into_aep())),
-                },
-                Source::Reading(mut reader) => {
-                    let line = match reader.next_line().await {
-                        Ok(Some(line)) => line,
-                        Ok(None) => return Some(Err(OllamaError::Truncated.into_aep())),
-                        Err(error) => return Some(Err(error.into_aep())),
-                    };
-                    match self.mapper.line(&line) {
-                        Ok(Some(update)) => {
-                            if !update.is_terminal() {
-                                self.source = Source::Reading(reader);
-                            }
-                            return Some(Ok(update));
-                        }
-                        Ok(None) => self.source = Source::Reading(reader),
-                        Err(error) => return Some(Err(error.into_aep())),
-                    }
+            let line = reader
+                .next_line()
+                .await
+                .map_err(OllamaError::into_aep)?
+                .ok_or_else(|| OllamaError::Truncated.into_aep())?;
+            // Lines that carry nothing for the client (empty deltas) map to `None`.
+            if let Some(update) = mapper.line(&line).map_err(OllamaError::into_aep)? {
+                let terminal = update.is_terminal();
+                yield update;
+                if terminal {
+                    break;
                 }
             }
         }
-    }
+    })
 }

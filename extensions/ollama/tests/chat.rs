@@ -80,7 +80,7 @@ async fn text_non_streamed() {
         .chat("ollama", &user("llama3.2", "Hi"))
         .await
         .expect("an answer");
-    assert_eq!(response.text(), "Hello there!");
+    assert_eq!(response.all_text(), "Hello there!");
     assert_eq!(response.messages.len(), 1);
     assert_eq!(response.messages[0].role, Role::Assistant);
     assert_eq!(
@@ -125,7 +125,7 @@ async fn options_and_native_options() {
     };
     let request = with_options(user("llama3.2", "Hi"), options);
     let response = stand.client.chat("ollama", &request).await.expect("an answer");
-    assert_eq!(response.text(), "Hi");
+    assert_eq!(response.all_text(), "Hi");
     let sent = stand.fake.last_chat().unwrap();
     assert_eq!(
         sent["options"],
@@ -182,7 +182,7 @@ async fn max_output_tokens_and_length_finish() {
     assert_eq!(updates.last().unwrap().finish_reason, Some(FinishReason::Length));
     let response = stand.client.chat("ollama", &request).await.unwrap();
     assert_eq!(
-        (response.text().as_str(), response.finish_reason),
+        (response.all_text().as_str(), response.finish_reason),
         ("one two", Some(FinishReason::Length))
     );
     assert_eq!(
@@ -223,10 +223,10 @@ async fn response_formats() {
         assert_eq!(sent.get("format"), expected.as_ref(), "{format:?}");
         // The answer is the model's JSON text, as text content.
         if expected.is_some() {
-            let answer: Value = serde_json::from_str(&response.text()).expect("JSON text");
+            let answer: Value = serde_json::from_str(&response.all_text()).expect("JSON text");
             assert_eq!(answer, json!({"echo": "ping"}));
         } else {
-            assert_eq!(response.text(), "ping");
+            assert_eq!(response.all_text(), "ping");
         }
     }
 }
@@ -433,7 +433,7 @@ async fn tool_history_and_results() {
         )
     };
     let response = stand.client.chat("ollama", &request).await.expect("an answer");
-    assert_eq!(response.text(), "Thanks");
+    assert_eq!(response.all_text(), "Thanks");
     let sent = stand.fake.last_chat().unwrap();
     assert_eq!(
         sent["messages"],
@@ -493,7 +493,7 @@ async fn images_inline_and_data_uris() {
         json!([{"role": "user", "content": "What are these?", "images": [PNG_BASE64, PNG_BASE64, PNG_BASE64]}])
     );
     let response = stand.client.chat("ollama", &request).await.unwrap();
-    assert_eq!(response.text(), "What are these?");
+    assert_eq!(response.all_text(), "What are these?");
 }
 
 #[tokio::test]
@@ -560,7 +560,7 @@ async fn structured_content_and_files() {
         stand.fake.last_chat().unwrap()["messages"][0]["content"],
         json!("Summarize: {\"rows\":[1,2]}")
     );
-    assert_eq!(response.text(), "Summarize: {\"rows\":[1,2]}");
+    assert_eq!(response.all_text(), "Summarize: {\"rows\":[1,2]}");
 
     let mut pdf = Content::image_base64("application/pdf", PNG_BASE64);
     pdf.kind = ContentKind::File;

@@ -46,9 +46,11 @@ impl Extension {
     #[model_provider(id = "echo", display_name = "Echo", models = ["echo-1"], metadata(deterministic = true))]
     async fn echo(&self, request: ChatRequest) -> Result<ChatStream, AepError> {
         let text = request.last_user_text().unwrap_or_default();
-        let mut updates: Vec<Result<ChatUpdate, AepError>> =
-            text.split_inclusive(' ').map(|word| Ok(ChatUpdate::text(word))).collect();
-        updates.push(Ok(ChatUpdate::finish(FinishReason::Stop)));
-        Ok(Box::pin(futures::stream::iter(updates)))
+        Ok(chat_stream! {
+            for word in text.split_inclusive(' ') {
+                yield ChatUpdate::text(word).with_model("echo-1");
+            }
+            // Ending without a terminal update finishes with `stop`.
+        })
     }
 {% endif %}}

@@ -51,15 +51,11 @@ impl ScriptedModel {
         if request.tools.iter().any(|t| t.name == self.tool) {
             let subject = quoted(&user).unwrap_or(&user).to_owned();
             let mut updates = words("Let me use a tool for that. ");
-            updates.push(ChatUpdate {
-                contents: vec![Content::tool_call(
-                    "call_1",
-                    &self.tool,
-                    json!({ "text": subject }),
-                )],
-                role: Some(Role::Assistant),
-                ..ChatUpdate::default()
-            });
+            updates.push(ChatUpdate::tool_call(
+                "call_1",
+                &self.tool,
+                json!({ "text": subject }),
+            ));
             updates.push(ChatUpdate::finish(FinishReason::ToolCalls));
             return updates;
         }
@@ -82,17 +78,12 @@ fn quoted(text: &str) -> Option<&str> {
 impl ModelProvider for ScriptedModel {
     async fn chat_stream(&self, request: ChatRequest, _ctx: RequestContext) -> Result<ChatStream, AepError> {
         let model = request.model.clone();
-        let updates: Vec<Result<ChatUpdate, AepError>> = self
+        let updates: Vec<ChatUpdate> = self
             .turn(&request)
             .into_iter()
-            .map(|u| {
-                Ok(ChatUpdate {
-                    model: Some(model.clone()),
-                    ..u
-                })
-            })
+            .map(|u| u.with_model(model.clone()))
             .collect();
-        Ok(Box::pin(futures::stream::iter(updates)))
+        Ok(ChatStream::from_updates(updates))
     }
 }
 

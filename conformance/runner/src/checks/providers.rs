@@ -143,7 +143,7 @@ pub(crate) async fn chat(ctx: &mut Ctx) -> Verdict {
                 Ok(response) => Ok(format!(
                     "'{}': {:?}",
                     target.id(),
-                    crate::render::clip(&response.text(), 60)
+                    crate::render::clip(&response.all_text(), 60)
                 )),
             },
         });

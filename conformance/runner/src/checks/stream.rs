@@ -328,7 +328,7 @@ pub(crate) async fn matches_chat(ctx: &mut Ctx) -> Verdict {
             continue;
         };
         let streamed = streamed_text(capture);
-        let answered = response.text();
+        let answered = response.all_text();
         if streamed == answered {
             findings.ok(format!(
                 "'{}': same text ({} chars)",

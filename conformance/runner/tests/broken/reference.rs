@@ -68,7 +68,7 @@ impl Reference {
             usage: Some(Usage::new(count, count)),
             ..ChatUpdate::finish(FinishReason::Stop)
         }));
-        Ok(Box::pin(futures::stream::iter(updates)))
+        Ok(ChatStream::new(futures::stream::iter(updates)))
     }
 
     #[option_set]
