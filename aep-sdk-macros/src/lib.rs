@@ -10,6 +10,7 @@ use proc_macro::TokenStream;
 mod expand;
 mod model;
 mod parse;
+mod text;
 
 /// Turns the annotated methods of an `impl` block into an AEP extension: `#[tool]`
 /// methods become MCP tools and AEP tool contributions, `#[model_provider]` methods

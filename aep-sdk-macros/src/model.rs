@@ -7,15 +7,16 @@ use syn::spanned::Spanned;
 use syn::{FnArg, Ident, ImplItem, ImplItemFn, ItemImpl, Lit, LitStr, Pat, ReturnType, Type};
 
 use crate::parse::{self, Arg};
+use crate::text::Text;
 
 pub const HELPER_ATTRIBUTES: [&str; 6] = ["tool", "model_provider", "models", "health", "chat", "option_set"];
 
 pub struct Extension {
     pub self_ty: Type,
-    pub id: LitStr,
-    pub name: LitStr,
-    pub version: Option<LitStr>,
-    pub description: Option<String>,
+    pub id: Text,
+    pub name: Text,
+    pub version: Option<Text>,
+    pub description: Option<Text>,
     pub default_server: String,
     pub tools: Vec<Tool>,
     pub providers: Vec<Provider>,
@@ -25,10 +26,10 @@ pub struct Extension {
 
 pub struct Tool {
     pub method: Ident,
-    pub mcp_name: String,
-    pub contribution_id: String,
-    pub display_name: String,
-    pub description: Option<String>,
+    pub mcp_name: Text,
+    pub contribution_id: Text,
+    pub display_name: Text,
+    pub description: Option<Text>,
     pub title: Option<String>,
     pub server: Option<String>,
     pub metadata: Vec<(String, Lit)>,
@@ -74,8 +75,8 @@ pub struct Provider {
     /// The method answers in one piece (`Result<ChatResponse, AepError>`): `/chat` returns
     /// it, `/chat/stream` streams it as one update and a finish.
     pub one_shot: bool,
-    pub id: LitStr,
-    pub display_name: String,
+    pub id: Text,
+    pub display_name: Text,
     pub capabilities: Vec<(&'static str, bool)>,
     pub models: Vec<LitStr>,
     pub metadata: Vec<(String, Lit)>,
@@ -91,7 +92,7 @@ pub struct Sibling {
 
 struct PendingSibling {
     kind: &'static str,
-    provider: LitStr,
+    provider: Text,
     sibling: Sibling,
 }
 
@@ -168,7 +169,7 @@ pub fn build(attr: proc_macro2::TokenStream, item: &ItemImpl, errors: &mut Error
     errors.extend(parse::check_keys(&args, "aep_extension", EXTENSION_KEYS));
     let find = |key: &str| args.iter().find(|a| a.key == key);
     let required = |key: &str, errors: &mut Errors| match find(key) {
-        Some(arg) => errors.take(arg.string()),
+        Some(arg) => errors.take(arg.text()),
         None => {
             errors.push(err(
                 Span::call_site(),
@@ -179,10 +180,8 @@ pub fn build(attr: proc_macro2::TokenStream, item: &ItemImpl, errors: &mut Error
     };
     let id = required("id", errors);
     let name = required("name", errors);
-    let version = find("version").and_then(|a| errors.take(a.string()));
-    let description = find("description")
-        .and_then(|a| errors.take(a.string()))
-        .map(|s| s.value());
+    let version = find("version").and_then(|a| errors.take(a.text()));
+    let description = find("description").and_then(|a| errors.take(a.text()));
     let default_server = find("mcp_server")
         .and_then(|a| errors.take(a.string()))
         .map(|s| s.value())
@@ -380,13 +379,16 @@ fn unsupported_param(ty: &Type) -> Option<&'static str> {
 fn tool(method: &ImplItemFn, args: &[Arg], errors: &mut Errors) -> Option<Tool> {
     errors.extend(parse::check_keys(args, "tool", TOOL_KEYS));
     let get = |key: &str| args.iter().find(|a| a.key == key);
-    let mut string = |key: &str| get(key).and_then(|a| errors.take(a.string())).map(|s| s.value());
+    let mut text = |key: &str| get(key).and_then(|a| errors.take(a.text()));
     let method_name = method.sig.ident.to_string();
     let method_name = method_name.trim_start_matches("r#").to_owned();
-    let mcp_name = string("name").unwrap_or_else(|| method_name.clone());
-    let contribution_id = string("id").unwrap_or_else(|| mcp_name.clone());
-    let display_name = string("display_name").unwrap_or_else(|| humanize(&method_name));
-    let description = string("description").or_else(|| parse::doc_text(&method.attrs));
+    let span = method.sig.ident.span();
+    let mcp_name = text("name").unwrap_or_else(|| Text::lit(&method_name, span));
+    let contribution_id = text("id").unwrap_or_else(|| mcp_name.clone());
+    let display_name = text("display_name").unwrap_or_else(|| Text::lit(&humanize(&method_name), span));
+    let description =
+        text("description").or_else(|| parse::doc_text(&method.attrs).map(|doc| Text::lit(&doc, span)));
+    let mut string = |key: &str| get(key).and_then(|a| errors.take(a.string())).map(|s| s.value());
     let title = string("title");
     let server = string("server");
     let metadata = get("metadata")
@@ -544,13 +546,13 @@ fn provider(
     errors.extend(parse::check_keys(args, "model_provider", PROVIDER_KEYS));
     let get = |key: &str| args.iter().find(|a| a.key == key);
     let id = match get("id") {
-        Some(arg) => errors.take(arg.string()),
+        Some(arg) => errors.take(arg.text()),
         None => {
             errors.push(err(attr.span(), "`#[model_provider]` needs `id = \"...\"`, e.g. #[model_provider(id = \"echo\", display_name = \"Echo\")]"));
             None
         }
     };
-    let display_name = get("display_name").and_then(|a| errors.take(a.string()));
+    let display_name = get("display_name").and_then(|a| errors.take(a.text()));
     let models = get("models")
         .and_then(|a| errors.take(a.list()))
         .unwrap_or_default();
@@ -581,7 +583,7 @@ fn provider(
         method: method.sig.ident.clone(),
         with_context,
         one_shot,
-        display_name: display_name.map(|d| d.value()).unwrap_or_else(|| id.value()),
+        display_name: display_name.unwrap_or_else(|| id.clone()),
         id,
         capabilities,
         models,
@@ -601,7 +603,7 @@ fn sibling(
 ) -> Option<PendingSibling> {
     errors.extend(parse::check_keys(args, kind, SIBLING_KEYS));
     let provider = match args.iter().find(|a| a.key == "provider") {
-        Some(arg) => errors.take(arg.string())?,
+        Some(arg) => errors.take(arg.text())?,
         None => {
             errors.push(err(
                 attr.span(),
@@ -625,11 +627,8 @@ fn sibling(
 
 fn attach_siblings(providers: &mut [Provider], siblings: Vec<PendingSibling>, errors: &mut Errors) {
     for pending in siblings {
-        let id = pending.provider.value();
-        let Some(provider) = providers
-            .iter_mut()
-            .find(|p| p.id.value().eq_ignore_ascii_case(&id))
-        else {
+        let id = pending.provider.shown();
+        let Some(provider) = providers.iter_mut().find(|p| p.id.same(&pending.provider, true)) else {
             errors.push(err(
                 pending.provider.span(),
                 format!(
@@ -663,38 +662,39 @@ fn attach_siblings(providers: &mut [Provider], siblings: Vec<PendingSibling>, er
     }
 }
 
+/// Duplicate ids and names among literals (expressions are checked by `build()` when the
+/// extension starts).
 fn check_duplicates(tools: &[Tool], providers: &[Provider], default_server: &str, errors: &mut Errors) {
     for (i, tool) in tools.iter().enumerate() {
         let earlier = &tools[..i];
-        if earlier.iter().any(|t| t.contribution_id == tool.contribution_id) {
+        if let Some(id) = tool.contribution_id.literal()
+            && earlier
+                .iter()
+                .any(|t| t.contribution_id.literal().as_deref() == Some(&id))
+        {
             errors.push(err(
-                tool.method.span(),
-                format!(
-                    "duplicate tool contribution id \"{}\": give this tool another `id = \"...\"`",
-                    tool.contribution_id
-                ),
+                tool.contribution_id.span(),
+                format!("duplicate tool contribution id \"{id}\": give this tool another `id = \"...\"`"),
             ));
         }
         let server = tool.server.as_deref().unwrap_or(default_server);
-        if earlier
-            .iter()
-            .any(|t| t.mcp_name == tool.mcp_name && t.server.as_deref().unwrap_or(default_server) == server)
+        if let Some(name) = tool.mcp_name.literal()
+            && earlier.iter().any(|t| {
+                t.mcp_name.literal().as_deref() == Some(&name)
+                    && t.server.as_deref().unwrap_or(default_server) == server
+            })
         {
             errors.push(err(
-                tool.method.span(),
+                tool.mcp_name.span(),
                 format!(
-                    "duplicate MCP tool name \"{}\" on server \"{server}\": give this tool another `name = \"...\"` or put it on another `server = \"...\"`",
-                    tool.mcp_name
+                    "duplicate MCP tool name \"{name}\" on server \"{server}\": give this tool another `name = \"...\"` or put it on another `server = \"...\"`"
                 ),
             ));
         }
     }
     for (i, provider) in providers.iter().enumerate() {
-        let id = provider.id.value();
-        if providers[..i]
-            .iter()
-            .any(|p| p.id.value().eq_ignore_ascii_case(&id))
-        {
+        let Some(id) = provider.id.literal() else { continue };
+        if providers[..i].iter().any(|p| p.id.same(&provider.id, true)) {
             errors.push(err(
                 provider.id.span(),
                 format!("duplicate model provider id \"{id}\" (provider ids match case-insensitively)"),

@@ -1,5 +1,5 @@
-//! Attribute arguments: `key = "str"`, `key = true`, `key = 1`, bare `flag`,
-//! `key = ["a", "b"]` and `key(k = lit, ...)`.
+//! Attribute arguments: `key = "str"`, `key = true`, `key = 1`, `key = CONST` (any
+//! expression), bare `flag`, `key = ["a", "b"]` and `key(k = lit, ...)`.
 
 use proc_macro2::{Span, TokenStream};
 use syn::parse::{ParseStream, Parser};
@@ -8,6 +8,8 @@ use syn::{Ident, Lit, LitStr, Token, bracketed, parenthesized};
 /// One argument's value.
 pub enum Value {
     Lit(Lit),
+    /// Any other expression (a `const`, `concat!(..)`, ...).
+    Expr(Box<syn::Expr>),
     Flag,
     List(Vec<LitStr>),
     Nested(Vec<(String, Span, Lit)>),
@@ -25,6 +27,7 @@ impl Arg {
             Value::Lit(Lit::Str(_)) => "a string",
             Value::Lit(Lit::Bool(_)) | Value::Flag => "a flag",
             Value::Lit(_) => "a literal",
+            Value::Expr(_) => "an expression",
             Value::List(_) => "a list",
             Value::Nested(_) => "a nested list",
         }
@@ -34,6 +37,15 @@ impl Arg {
         match &self.value {
             Value::Lit(Lit::Str(s)) => Ok(s.clone()),
             _ => Err(self.expected("a string literal, e.g. `key = \"value\"`")),
+        }
+    }
+
+    /// A string literal or an expression evaluating to one (`&str` or `String`).
+    pub fn text(&self) -> syn::Result<crate::text::Text> {
+        match &self.value {
+            Value::Lit(Lit::Str(s)) => Ok(crate::text::Text::Lit(s.clone())),
+            Value::Expr(e) => Ok(crate::text::Text::Expr(e.clone())),
+            _ => Err(self.expected("a string: a literal `key = \"value\"` or a constant `key = NAME`")),
         }
     }
 
@@ -80,8 +92,10 @@ pub fn args(tokens: TokenStream) -> syn::Result<Vec<Arg>> {
                     bracketed!(content in input);
                     let items = content.parse_terminated(|p: ParseStream| p.parse::<LitStr>(), Token![,])?;
                     Value::List(items.into_iter().collect())
-                } else {
+                } else if input.peek(Lit) {
                     Value::Lit(input.parse()?)
+                } else {
+                    Value::Expr(Box::new(input.parse()?))
                 }
             } else if input.peek(syn::token::Paren) {
                 let content;

@@ -1,6 +1,6 @@
 //! The provider forms of the README and the crate docs, as a user writes them: a
 //! `chat_stream!` block that `yield`s updates, and a method answering in one piece.
-//! `/chat` equals the fold of `/chat/stream` for both; `?` in a stream ends it with a
+//! `/chat` equals the fold of `/chat/stream` for both; ids and names may be constants; `?` in a stream ends it with a
 //! terminal error update; dropping the stream cancels the work inside it.
 
 use std::sync::Arc;
@@ -12,13 +12,16 @@ use aep_sdk::prelude::*;
 use aep_sdk::testing::spawn;
 use futures::StreamExt;
 
+const ID: &str = "acme.words";
+const NAME: &str = "Words";
+
 #[derive(Clone, Default)]
 struct Words {
     /// Words the slow provider produced before it was dropped.
     produced: Arc<AtomicUsize>,
 }
 
-#[aep_extension(id = "acme.words", name = "Words")]
+#[aep_extension(id = ID, name = NAME)]
 impl Words {
     /// Streams the words back, one every 20 ms.
     #[model_provider(id = "words", models = ["words-1"])]
@@ -34,7 +37,7 @@ impl Words {
     }
 
     /// Answers in one piece; /chat/stream streams it as one update and a finish.
-    #[model_provider(id = "oneshot", models = ["oneshot-1"])]
+    #[model_provider(id = ONESHOT, display_name = format!("One {}", "shot"), models = ["oneshot-1"])]
     async fn oneshot(&self, _request: ChatRequest) -> Result<ChatResponse, AepError> {
         Ok(ChatResponse::text("done").with_usage(Usage::new(1, 1)))
     }
@@ -54,6 +57,12 @@ impl Words {
         })
     }
 
+    /// Says hi.
+    #[tool(id = TOOL_ID, display_name = concat!("Say ", "hi"), read_only)]
+    async fn say_hi(&self) -> String {
+        "hi".to_owned()
+    }
+
     /// Counts every word it produces; never ends by itself.
     #[model_provider(id = "endless", models = ["e"])]
     async fn endless(&self, _request: ChatRequest) -> Result<ChatStream, AepError> {
@@ -67,6 +76,9 @@ impl Words {
         })
     }
 }
+
+const ONESHOT: &str = "oneshot";
+const TOOL_ID: &str = "words.hi";
 
 fn ask(model: &str, text: &str) -> ChatRequest {
     ChatRequest::new(model, vec![Message::user(text)])
@@ -86,6 +98,28 @@ async fn streamed(client: &Client, provider: &str, request: &ChatRequest) -> Vec
 async fn chat_equals_the_fold_of_chat_stream_for_both_forms() {
     let server = spawn(Words::default().into_extension().unwrap().router()).await;
     let client = Client::new(&server.base_url).unwrap();
+    // Constants and expressions name the extension and providers.
+    let manifest = client.discover().await.unwrap();
+    assert_eq!(
+        (manifest.extension.id.as_str(), manifest.extension.name.as_str()),
+        (ID, NAME)
+    );
+    let oneshot = manifest
+        .contributions
+        .model_providers
+        .iter()
+        .find(|p| p.id == ONESHOT)
+        .unwrap();
+    assert_eq!(oneshot.display_name, "One shot");
+    let tool = &manifest.contributions.tools[0];
+    assert_eq!(
+        (
+            tool.id.as_str(),
+            tool.display_name.as_str(),
+            tool.mcp.tool.as_str()
+        ),
+        (TOOL_ID, "Say hi", "say_hi")
+    );
 
     let request = ask("words-1", "one two three");
     let updates = streamed(&client, "words", &request).await;

@@ -9,6 +9,7 @@ use aep_sdk::AepError;
 use aep_sdk::chat_stream;
 use aep_sdk::protocol::ChatRequest;
 use aep_sdk::server::ChatStream;
+use futures::FutureExt;
 use futures::future::BoxFuture;
 
 use crate::map::{self, StreamMapper};
@@ -28,8 +29,9 @@ pub async fn start(
     let body = map::chat_request(&request, profile)?;
     tracing::debug!(model = %body.model, messages = body.messages.len(), tools = body.tools.len(), "chat");
     let client = client.clone();
+    // Boxed: polled here first, then moved into the stream.
     let mut pending: BoxFuture<'static, Result<LineReader, OllamaError>> =
-        Box::pin(async move { client.chat(&body).await });
+        async move { client.chat(&body).await }.boxed();
     let started = match tokio::time::timeout(start_wait, &mut pending).await {
         Ok(result) => Some(result.map_err(OllamaError::into_aep)?),
         Err(_) => None,

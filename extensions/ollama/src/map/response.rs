@@ -1,6 +1,6 @@
 //! Ollama's answer lines -> AEP chat updates.
 
-use aep_sdk::protocol::{ChatUpdate, Content, FinishReason, Role, Usage};
+use aep_sdk::protocol::{ChatUpdate, Content, FinishReason, Usage};
 use serde_json::{Map, Value};
 
 use crate::ollama::{OllamaError, wire};
@@ -81,25 +81,23 @@ impl StreamMapper {
         if !chunk.done && contents.is_empty() {
             return Ok(None);
         }
-        let mut update = ChatUpdate {
-            contents,
-            role: Some(Role::Assistant),
-            model: Some(
-                chunk
-                    .model
-                    .filter(|m| !m.is_empty())
-                    .unwrap_or_else(|| self.requested_model.clone()),
-            ),
-            ..ChatUpdate::default()
-        };
-        if chunk.done {
-            update.finish_reason = Some(self.finish_reason(chunk.done_reason.as_deref()));
-            update.usage = Some(Usage::new(
-                chunk.prompt_eval_count.unwrap_or(0),
-                chunk.eval_count.unwrap_or(0),
-            ));
+        let model = chunk
+            .model
+            .filter(|m| !m.is_empty())
+            .unwrap_or_else(|| self.requested_model.clone());
+        let update = ChatUpdate::contents(contents).with_model(model);
+        if !chunk.done {
+            return Ok(Some(update));
         }
-        Ok(Some(update))
+        let usage = Usage::new(
+            chunk.prompt_eval_count.unwrap_or(0),
+            chunk.eval_count.unwrap_or(0),
+        );
+        Ok(Some(
+            update
+                .with_finish(self.finish_reason(chunk.done_reason.as_deref()))
+                .with_usage(usage),
+        ))
     }
 
     fn finish_reason(&self, done_reason: Option<&str>) -> FinishReason {

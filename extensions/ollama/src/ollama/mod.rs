@@ -126,11 +126,7 @@ impl OllamaClient {
         let response = self
             .send(self.http.post(&url).json(&request), &url, self.idle)
             .await?;
-        Ok(LineReader::new(
-            Box::pin(response.bytes_stream()),
-            self.idle,
-            self.max_line,
-        ))
+        Ok(LineReader::new(response.bytes_stream(), self.idle, self.max_line))
     }
 
     /// `GET /api/tags`: the installed models.
@@ -190,7 +186,7 @@ async fn read_limited(
     max: usize,
     idle: Duration,
 ) -> Result<Vec<u8>, OllamaError> {
-    let mut body = Box::pin(response.bytes_stream());
+    let mut body = std::pin::pin!(response.bytes_stream());
     let mut out = Vec::new();
     loop {
         match tokio::time::timeout(idle, body.next()).await {

@@ -27,9 +27,13 @@ pub struct LineReader {
 impl LineReader {
     /// Reads `body`, allowing `idle` of silence between chunks and lines of at most
     /// `max_line` bytes.
-    pub fn new(body: ByteStream, idle: Duration, max_line: usize) -> Self {
+    pub fn new(
+        body: impl Stream<Item = Result<Bytes, reqwest::Error>> + Send + 'static,
+        idle: Duration,
+        max_line: usize,
+    ) -> Self {
         Self {
-            body,
+            body: body.boxed(),
             buffer: BytesMut::new(),
             scanned: 0,
             idle,
@@ -96,11 +100,7 @@ mod tests {
     fn reader(chunks: Vec<&'static [u8]>, max_line: usize) -> LineReader {
         let items: Vec<Result<Bytes, reqwest::Error>> =
             chunks.into_iter().map(|c| Ok(Bytes::from_static(c))).collect();
-        LineReader::new(
-            Box::pin(futures::stream::iter(items)),
-            Duration::from_secs(1),
-            max_line,
-        )
+        LineReader::new(futures::stream::iter(items), Duration::from_secs(1), max_line)
     }
 
     async fn all(mut reader: LineReader) -> Result<Vec<String>, OllamaError> {
@@ -136,7 +136,7 @@ mod tests {
 
     #[tokio::test]
     async fn silence_is_bounded() {
-        let body: ByteStream = Box::pin(futures::stream::pending());
+        let body = futures::stream::pending();
         let mut reader = LineReader::new(body, Duration::from_millis(50), 64);
         let started = std::time::Instant::now();
         let error = reader.next_line().await.unwrap_err();
