@@ -75,6 +75,8 @@ pub struct Provider {
     /// The method answers in one piece (`Result<ChatResponse, AepError>`): `/chat` returns
     /// it, `/chat/stream` streams it as one update and a finish.
     pub one_shot: bool,
+    /// The method's return type, where type errors about the answer are reported.
+    pub output: Option<Box<Type>>,
     pub id: Text,
     pub display_name: Text,
     pub capabilities: Vec<(&'static str, bool)>,
@@ -578,11 +580,16 @@ fn provider(
             .first()
             .is_some_and(|ok| is_named(ok, "ChatResponse")),
     };
+    let output = match &method.sig.output {
+        ReturnType::Type(_, ty) => Some(ty.clone()),
+        ReturnType::Default => None,
+    };
     let id = id?;
     Some(Provider {
         method: method.sig.ident.clone(),
         with_context,
         one_shot,
+        output,
         display_name: display_name.unwrap_or_else(|| id.clone()),
         id,
         capabilities,

@@ -1,14 +1,12 @@
-//! Renders `aep-extension` for each starting point (with cargo-generate when it is
-//! installed, otherwise with this crate's renderer), builds the result against the
-//! local aep-sdk, and runs its tests, which start the extension and run the
+//! Renders `aep-extension` for each starting point with real cargo-generate (the test
+//! fails under CI without it and is skipped with a notice elsewhere), builds the result
+//! against the local aep-sdk, and runs its tests, which start the extension and run the
 //! conformance suite; the ones with tools are then started as binaries and checked by the
 //! foreign peers (conformance/peers). The generated crates share one target directory.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-
-use aep_templates::Template;
 
 fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -24,6 +22,7 @@ fn cargo_generate_available() -> bool {
         .is_ok_and(|o| o.status.success())
 }
 
+/// Renders with real cargo-generate, as a user does.
 fn render(starting_point: &str, name: &str, dest: &Path) {
     let template_dir = workspace().join("templates/aep-extension");
     let values = BTreeMap::from([
@@ -35,27 +34,32 @@ fn render(starting_point: &str, name: &str, dest: &Path) {
         ("starting_point".to_owned(), starting_point.to_owned()),
         ("aep_sdk_source".to_owned(), workspace().display().to_string()),
     ]);
-    if cargo_generate_available() {
-        let parent = dest.parent().expect("dest has a parent");
-        std::fs::create_dir_all(parent).expect("create the destination's parent");
-        let mut command = Command::new("cargo");
-        command
-            .args(["generate", "--silent", "--vcs", "none", "--path"])
-            .arg(&template_dir);
-        command.args(["--name", name, "--destination"]).arg(parent);
-        for (key, value) in &values {
-            command.arg("--define").arg(format!("{key}={value}"));
-        }
-        let status = command.status().expect("cargo generate runs");
-        assert!(status.success(), "cargo generate failed");
-    } else {
-        let template = Template::load(&template_dir).expect("template loads");
-        template.render(name, &values, dest).expect("template renders");
+    let parent = dest.parent().expect("dest has a parent");
+    std::fs::create_dir_all(parent).expect("create the destination's parent");
+    let mut command = Command::new("cargo");
+    command
+        .args(["generate", "--silent", "--vcs", "none", "--path"])
+        .arg(&template_dir);
+    command.args(["--name", name, "--destination"]).arg(parent);
+    for (key, value) in &values {
+        command.arg("--define").arg(format!("{key}={value}"));
     }
+    let output = command.output().expect("cargo generate runs");
+    assert!(
+        output.status.success(),
+        "cargo generate failed\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
 }
 
 #[test]
 fn every_starting_point_builds_without_warnings_and_passes_conformance() {
+    if !cargo_generate_available() {
+        let message = "cargo-generate is not installed: `cargo install cargo-generate@0.23.7 --locked`";
+        assert!(std::env::var_os("CI").is_none(), "{message} (CI installs it)");
+        eprintln!("NOTICE: {message}; skipping");
+        return;
+    }
     let root = workspace().join("target/aep-templates");
     for starting_point in ["tools-and-provider", "tools", "model-provider"] {
         let name = format!("my-{starting_point}-extension");

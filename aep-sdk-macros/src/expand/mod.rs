@@ -29,9 +29,26 @@ pub fn aep_extension(attr: TokenStream, item: TokenStream) -> TokenStream {
         }
         (Err(error), _) => {
             let error = error.to_compile_error();
-            quote! { #item #error }
+            let placeholder = placeholder(&item.self_ty);
+            quote! { #item #error #placeholder }
         }
         (Ok(()), None) => quote! { #item },
+    }
+}
+
+/// After an error, `AepExtension` is still implemented (with a body that never runs,
+/// since the crate does not compile), so calls such as `Ext.serve()` add no second,
+/// confusing "method not found" error to the real ones.
+fn placeholder(self_ty: &syn::Type) -> TokenStream {
+    quote! {
+        #[doc(hidden)]
+        const _: () = {
+            impl ::aep_sdk::server::AepExtension for #self_ty {
+                fn extension_builder(self) -> ::aep_sdk::server::ExtensionBuilder {
+                    ::core::unreachable!("#[aep_extension] reported errors; this crate does not compile")
+                }
+            }
+        };
     }
 }
 

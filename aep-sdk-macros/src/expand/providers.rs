@@ -2,7 +2,8 @@
 //! impl over the shared state, and its descriptor.
 
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote};
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
 
 use super::metadata_map;
 use crate::model::{Extension, Provider, Sibling};
@@ -13,7 +14,31 @@ pub fn generate(model: &Extension) -> (Vec<TokenStream>, TokenStream) {
     let mut registrations = TokenStream::new();
     for provider in &model.providers {
         let ty = format_ident!("__AepProvider_{}", provider.method);
-        let answer = call(&provider.method, provider.with_context, true);
+        // The call carries the span of the user's return type, so a wrong one is
+        // reported there, not on the attribute.
+        let span = provider
+            .output
+            .as_ref()
+            .map_or_else(proc_macro2::Span::call_site, |o| o.span());
+        let expected = if provider.one_shot {
+            quote! { ::aep_sdk::protocol::ChatResponse }
+        } else {
+            quote! { ::aep_sdk::server::ChatStream }
+        };
+        let answer = {
+            let method = &provider.method;
+            let call = if provider.with_context {
+                quote_spanned! { span=> self.0.#method(request, ctx).await }
+            } else {
+                quote_spanned! { span=> self.0.#method(request).await }
+            };
+            let unused = (!provider.with_context).then(|| quote! { let _ = ctx; });
+            quote_spanned! { span=>
+                #unused
+                let answer: ::core::result::Result<#expected, ::aep_sdk::AepError> = #call;
+                answer
+            }
+        };
         let stream = if provider.one_shot {
             quote! {
                 let response: ::aep_sdk::protocol::ChatResponse = { #answer }?;
