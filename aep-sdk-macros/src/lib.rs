@@ -8,6 +8,7 @@
 use proc_macro::TokenStream;
 
 mod expand;
+mod helper;
 mod model;
 mod parse;
 mod text;

@@ -6,10 +6,9 @@ use proc_macro2::Span;
 use syn::spanned::Spanned;
 use syn::{FnArg, Ident, ImplItem, ImplItemFn, ItemImpl, Lit, LitStr, Pat, ReturnType, Type};
 
+use crate::helper::{Helper, SiblingKind};
 use crate::parse::{self, Arg};
 use crate::text::Text;
-
-pub const HELPER_ATTRIBUTES: [&str; 6] = ["tool", "model_provider", "models", "health", "chat", "option_set"];
 
 pub struct Extension {
     pub self_ty: Type,
@@ -93,7 +92,7 @@ pub struct Sibling {
 }
 
 struct PendingSibling {
-    kind: &'static str,
+    kind: SiblingKind,
     provider: Text,
     sibling: Sibling,
 }
@@ -136,8 +135,18 @@ const PROVIDER_KEYS: &[&str] = &[
 ];
 const SIBLING_KEYS: &[&str] = &["provider"];
 
+/// Every error found, reported together. Like serde_derive's `Ctxt`, it must be checked
+/// with [`Errors::into_result`]: dropping it unchecked is a bug in this crate and panics.
 #[derive(Default)]
-pub struct Errors(Vec<syn::Error>);
+pub struct Errors(Vec<syn::Error>, bool);
+
+impl Drop for Errors {
+    fn drop(&mut self) {
+        if !self.1 && !std::thread::panicking() {
+            panic!("aep-sdk-macros: errors dropped without being checked");
+        }
+    }
+}
 
 impl Errors {
     pub fn push(&mut self, error: syn::Error) {
@@ -149,8 +158,9 @@ impl Errors {
     fn take<T>(&mut self, result: syn::Result<T>) -> Option<T> {
         result.map_err(|e| self.push(e)).ok()
     }
-    pub fn into_result(self) -> Result<(), syn::Error> {
-        let mut iter = self.0.into_iter();
+    pub fn into_result(mut self) -> Result<(), syn::Error> {
+        self.1 = true;
+        let mut iter = std::mem::take(&mut self.0).into_iter();
         let Some(mut first) = iter.next() else {
             return Ok(());
         };
@@ -209,9 +219,10 @@ pub fn build(attr: proc_macro2::TokenStream, item: &ItemImpl, errors: &mut Error
     for impl_item in &item.items {
         let ImplItem::Fn(method) = impl_item else { continue };
         for attr in &method.attrs {
-            let Some(kind) = HELPER_ATTRIBUTES.iter().find(|k| attr.path().is_ident(k)) else {
+            let Some(helper) = Helper::of(attr) else {
                 continue;
             };
+            let kind = helper.name();
             let tokens = match &attr.meta {
                 syn::Meta::Path(_) => proc_macro2::TokenStream::new(),
                 syn::Meta::List(list) => list.tokens.clone(),
@@ -226,17 +237,20 @@ pub fn build(attr: proc_macro2::TokenStream, item: &ItemImpl, errors: &mut Error
             let Some(args) = errors.take(parse::args(tokens)) else {
                 continue;
             };
-            if *kind == "option_set" {
+            if helper == Helper::OptionSet {
                 option_sets.extend(option_set(method, &args, errors));
                 continue;
             }
             if !check_method(method, kind, errors) {
                 continue;
             }
-            match *kind {
-                "tool" => tools.extend(tool(method, &args, errors)),
-                "model_provider" => providers.extend(provider(method, attr, &args, errors)),
-                other => siblings.extend(sibling(method, attr, other, &args, errors)),
+            match helper {
+                Helper::Tool => tools.extend(tool(method, &args, errors)),
+                Helper::ModelProvider => providers.extend(provider(method, attr, &args, errors)),
+                Helper::Sibling(sibling_kind) => {
+                    siblings.extend(sibling(method, attr, sibling_kind, &args, errors))
+                }
+                Helper::OptionSet => {}
             }
         }
     }
@@ -604,10 +618,11 @@ fn provider(
 fn sibling(
     method: &ImplItemFn,
     attr: &syn::Attribute,
-    kind: &'static str,
+    sibling_kind: SiblingKind,
     args: &[Arg],
     errors: &mut Errors,
 ) -> Option<PendingSibling> {
+    let kind = sibling_kind.name();
     errors.extend(parse::check_keys(args, kind, SIBLING_KEYS));
     let provider = match args.iter().find(|a| a.key == "provider") {
         Some(arg) => errors.take(arg.text())?,
@@ -621,9 +636,9 @@ fn sibling(
             return None;
         }
     };
-    let with_context = provider_params(method, kind, kind == "chat", errors)?;
+    let with_context = provider_params(method, kind, sibling_kind == SiblingKind::Chat, errors)?;
     Some(PendingSibling {
-        kind,
+        kind: sibling_kind,
         provider,
         sibling: Sibling {
             method: method.sig.ident.clone(),
@@ -644,7 +659,7 @@ fn attach_siblings(providers: &mut [Provider], siblings: Vec<PendingSibling>, er
             ));
             continue;
         };
-        if pending.kind == "chat" && provider.one_shot {
+        if pending.kind == SiblingKind::Chat && provider.one_shot {
             errors.push(err(
                 pending.sibling.method.span(),
                 format!(
@@ -654,14 +669,17 @@ fn attach_siblings(providers: &mut [Provider], siblings: Vec<PendingSibling>, er
             continue;
         }
         let slot = match pending.kind {
-            "chat" => &mut provider.chat,
-            "models" => &mut provider.list_models,
-            _ => &mut provider.health,
+            SiblingKind::Chat => &mut provider.chat,
+            SiblingKind::Models => &mut provider.list_models,
+            SiblingKind::Health => &mut provider.health,
         };
         if slot.is_some() {
             errors.push(err(
                 pending.sibling.method.span(),
-                format!("provider \"{id}\" already has a `#[{}]` method", pending.kind),
+                format!(
+                    "provider \"{id}\" already has a `#[{}]` method",
+                    pending.kind.name()
+                ),
             ));
         } else {
             *slot = Some(pending.sibling);

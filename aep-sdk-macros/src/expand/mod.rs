@@ -9,6 +9,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use syn::{ImplItem, ItemImpl, Lit};
 
+use crate::helper::Helper;
 use crate::model::{self, Errors, Extension};
 
 pub fn aep_extension(attr: TokenStream, item: TokenStream) -> TokenStream {
@@ -55,13 +56,8 @@ fn placeholder(self_ty: &syn::Type) -> TokenStream {
 fn strip_helper_attributes(item: &mut ItemImpl) {
     for impl_item in &mut item.items {
         let ImplItem::Fn(method) = impl_item else { continue };
-        let annotated = method
-            .attrs
-            .iter()
-            .any(|a| model::HELPER_ATTRIBUTES.iter().any(|k| a.path().is_ident(k)));
-        method
-            .attrs
-            .retain(|a| !model::HELPER_ATTRIBUTES.iter().any(|k| a.path().is_ident(k)));
+        let annotated = method.attrs.iter().any(|a| Helper::of(a).is_some());
+        method.attrs.retain(|a| Helper::of(a).is_none());
         if !annotated {
             continue;
         }
