@@ -29,6 +29,9 @@ use serde::Deserialize;
 use crate::catalog::{ToolResource, ToolSource};
 use crate::error::{ErrorCode, HostError, Result};
 use crate::models::ModelRef;
+use aep_sdk::protocol::ProtocolVersion;
+
+use crate::registry::{ExtensionEntry, Registry, parse_revision};
 
 /// The whole configuration file.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
@@ -104,6 +107,30 @@ pub struct ModelConfig {
 }
 
 impl HostConfig {
+    /// The registry of this configuration's extensions (their `token_env` variables
+    /// read now).
+    pub fn registry(&self) -> Result<Registry> {
+        let mut registry = Registry::new();
+        for (id, extension) in &self.extensions {
+            let revision = match &extension.revision {
+                Some(text) => parse_revision(text)?,
+                None => ProtocolVersion::LATEST,
+            };
+            let mut entry = ExtensionEntry::new(id, &extension.url, revision)?;
+            if let Some(variable) = &extension.token_env {
+                let token = std::env::var(variable).map_err(|_| {
+                    HostError::new(
+                        ErrorCode::ConfigurationInvalid,
+                        format!("extension '{id}': token_env names '{variable}', which is not set"),
+                    )
+                })?;
+                entry = entry.with_bearer_token(&token)?;
+            }
+            registry.insert(entry)?;
+        }
+        Ok(registry)
+    }
+
     /// Parses TOML text.
     pub fn from_toml(text: &str) -> Result<Self> {
         toml::from_str(text).map_err(|e| {

@@ -28,6 +28,12 @@
 //! println!("{}", output.text());
 //! # Ok(()) }
 //! ```
+//!
+//! Modules depend one way: `error` and `invoke` (argument checks, tool output) are
+//! leaves; `registry` (extensions, discovery) and `mcp` (the client pool) use only
+//! `error`; `models` uses `registry`; `catalog` uses `registry`, `mcp` and `invoke`;
+//! `config` builds a registry and catalog resources from a file; `agent` uses `catalog`
+//! and `models`; `cli`, `demo` and `render` sit on top.
 #![warn(missing_docs)]
 
 pub mod agent;

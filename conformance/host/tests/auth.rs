@@ -6,7 +6,6 @@ use std::sync::Arc;
 use aep_host::catalog::{Catalog, ToolResource};
 use aep_host::config::HostConfig;
 use aep_host::mcp::McpPool;
-use aep_host::registry::Registry;
 use aep_sdk::server::{AepExtension, BearerAuth};
 use serde_json::json;
 
@@ -35,7 +34,9 @@ async fn the_configured_token_reaches_aep_and_mcp() {
     let server = guarded().await;
     // SAFETY of the test: the variable name is unique to this test binary.
     unsafe { std::env::set_var("AEP_HOST_TEST_TOKEN", TOKEN) };
-    let registry = Registry::from_config(&config(&server.base_url, Some("AEP_HOST_TEST_TOKEN"))).unwrap();
+    let registry = config(&server.base_url, Some("AEP_HOST_TEST_TOKEN"))
+        .registry()
+        .unwrap();
     assert!(
         !format!("{registry:?}").contains(TOKEN),
         "Debug never shows the token"
@@ -55,7 +56,7 @@ async fn the_configured_token_reaches_aep_and_mcp() {
         .expect("tools/call with the token");
     assert!(!output.is_error);
 
-    let registry = Registry::from_config(&config(&server.base_url, None)).unwrap();
+    let registry = config(&server.base_url, None).registry().unwrap();
     let catalog = Catalog::new(Arc::new(registry), McpPool::new());
     catalog
         .add(ToolResource::aep("sha", "aep.utilities", "hash.compute"))
@@ -63,6 +64,8 @@ async fn the_configured_token_reaches_aep_and_mcp() {
     let error = catalog.resolve("sha").await.unwrap_err();
     assert!(!error.to_string().contains(TOKEN));
 
-    let missing = Registry::from_config(&config(&server.base_url, Some("AEP_HOST_TEST_UNSET"))).unwrap_err();
+    let missing = config(&server.base_url, Some("AEP_HOST_TEST_UNSET"))
+        .registry()
+        .unwrap_err();
     assert!(missing.to_string().contains("AEP_HOST_TEST_UNSET"), "{missing}");
 }

@@ -103,7 +103,7 @@ async fn a_toml_configuration_declares_extensions_and_tools() {
         base = server.base_url
     );
     let config = HostConfig::from_toml(&text).unwrap();
-    let registry = Registry::from_config(&config).unwrap();
+    let registry = config.registry().unwrap();
     assert_eq!(
         registry.get("aep.utilities").unwrap().revision,
         ProtocolVersion::V1

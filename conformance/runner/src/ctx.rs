@@ -535,7 +535,7 @@ pub(crate) fn is_terminal_payload(payload: &str) -> bool {
 fn read_manifest(revision: ProtocolVersion, value: &Value) -> Result<Manifest, Vec<String>> {
     let problems: Vec<String> = validate::validate_manifest_json(value)
         .into_iter()
-        .filter(|p| crate::checks::manifest::is_member_problem(&p.path))
+        .filter(|p| is_member_problem(&p.path))
         .map(|p| p.to_string())
         .collect();
     if !problems.is_empty() {
@@ -550,4 +550,10 @@ fn read_manifest(revision: ProtocolVersion, value: &Value) -> Result<Manifest, V
     }
     serde_json::from_value(value)
         .map_err(|e| vec![format!("$: the document does not have the manifest's shape: {e}")])
+}
+
+/// Whether a `validate_manifest_json` problem is about required members (as opposed to
+/// a schema inside a tool contribution).
+pub(crate) fn is_member_problem(path: &str) -> bool {
+    !path.starts_with("$.contributions.tools[")
 }

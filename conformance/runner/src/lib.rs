@@ -52,6 +52,11 @@
 //! not `destructiveHint: true`, with arguments synthesized from their input schema.
 //! Raw HTTP goes through `reqwest` directly (the canonical client hides framing); MCP
 //! goes through rmcp's Streamable HTTP client. Every wait is bounded.
+//!
+//! Modules depend one way: `http`, `rawhttp`, `rawjson`, `schema` and `mcp` are leaves;
+//! `catalog` and `report` describe checks and results, `options` uses them; `ctx` (what
+//! checks share: fetched documents, targets, MCP clients) uses those; `checks` use `ctx`;
+//! `runner` and `render` sit on top.
 #![warn(missing_docs)]
 
 mod catalog;

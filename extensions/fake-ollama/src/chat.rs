@@ -15,7 +15,7 @@ use serde_json::json;
 use crate::faults::Fault;
 use crate::models::{ModelName, ModelSpec, capability};
 use crate::record::ResponseGuard;
-use crate::routes::{JSON, abort_response, error_response, respond, sleep_unless_killed, wait_killed_or};
+use crate::reply::{JSON, abort_response, error_response, respond, sleep_unless_killed, wait_killed_or};
 use crate::script::{Chunk, Counters, Pacing, Reply, ToolCallId, split_words};
 use crate::validate::{self, ApiError, ChatParams, Think, quote};
 use crate::wire::{ChatOut, FunctionOut, MessageOut, ToolCallOut};

@@ -84,6 +84,10 @@
 //!
 //! Every wait inside the server is bounded: a hang ends after
 //! [`Builder::hang_limit`] (default 120 s) at the latest.
+//!
+//! Modules depend one way: `wire`, `models`, `faults`, `script`, `validate`, `record` and
+//! `reply` (answers and stop-aware waits) are leaves or use only leaves; `chat` (the
+//! `/api/chat` endpoint) uses them; `routes` (the entry point) dispatches to `chat`.
 
 #![warn(missing_docs)]
 
@@ -91,6 +95,7 @@ mod chat;
 pub mod faults;
 pub mod models;
 pub mod record;
+mod reply;
 mod routes;
 pub mod script;
 mod validate;

@@ -1,81 +1,27 @@
 //! Request entry point: reads and records the request, applies pre-request
 //! faults, dispatches to the endpoint.
 
-use std::io;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use axum::Router;
-use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
-use axum::http::{HeaderValue, Method, StatusCode, header};
+use axum::http::Method;
 use axum::response::Response;
 use serde_json::{Value, json};
 
 use crate::faults::Fault;
 use crate::models::{ModelName, canonical};
 use crate::record::{RecordedRequest, ResponseGuard};
+use crate::reply::{abort_response, error_response, json_response, respond, wait_killed_or};
 use crate::validate::{self, ApiError};
 use crate::{Shared, chat, lock};
 
 /// Longest time spent reading a request body.
 const BODY_READ_LIMIT: Duration = Duration::from_secs(30);
 
-pub(crate) const JSON: &str = "application/json; charset=utf-8";
-
 pub(crate) fn router(shared: Arc<Shared>) -> Router {
     Router::new().fallback(handle).with_state(shared)
-}
-
-/// A response with a fixed body.
-pub(crate) fn respond(status: u16, content_type: &'static str, body: impl Into<Body>) -> Response {
-    let mut r = Response::new(body.into());
-    *r.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-    r.headers_mut()
-        .insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
-    r
-}
-
-pub(crate) fn json_response(status: u16, v: &Value) -> Response {
-    respond(
-        status,
-        JSON,
-        crate::wire::go_escape(serde_json::to_vec(v).unwrap_or_default()),
-    )
-}
-
-pub(crate) fn error_response(e: &ApiError) -> Response {
-    respond(e.status, JSON, crate::wire::error_body(&e.message))
-}
-
-/// A response whose body fails at once: hyper closes the connection before
-/// flushing anything, so the client sees the connection die with no answer.
-pub(crate) fn abort_response() -> Response {
-    let s = futures::stream::once(async {
-        Err::<Bytes, io::Error>(io::Error::other("fake-ollama: connection dropped on purpose"))
-    });
-    Response::new(Body::from_stream(s))
-}
-
-/// Waits until the server is stopped or `limit` passes.
-pub(crate) async fn wait_killed_or(shared: &Shared, limit: Duration) {
-    let mut kill = shared.kill.subscribe();
-    tokio::select! {
-        _ = kill.wait_for(|k| *k) => {}
-        _ = tokio::time::sleep(limit) => {}
-    }
-}
-
-/// Sleeps `d`, unless the server is stopped first (then `false`).
-pub(crate) async fn sleep_unless_killed(shared: &Shared, d: Duration) -> bool {
-    if d.is_zero() {
-        return !*shared.kill.borrow();
-    }
-    let mut kill = shared.kill.subscribe();
-    tokio::select! {
-        r = kill.wait_for(|k| *k) => r.is_err(),
-        _ = tokio::time::sleep(d) => true,
-    }
 }
 
 async fn handle(State(shared): State<Arc<Shared>>, req: Request) -> Response {

@@ -194,7 +194,7 @@ impl Catalog {
 
     /// Like [`Catalog::invoke`] for a tool resolved earlier.
     pub async fn invoke_resolved(&self, tool: &AgentTool, arguments: Value) -> Result<ToolOutput> {
-        let arguments = check_arguments(tool, arguments)?;
+        let arguments = check_arguments(&tool.id, &tool.input_schema, arguments)?;
         let url = &tool.origin.mcp_url;
         let name = &tool.origin.mcp_tool;
         match self.pool.call_raw(url, name, arguments.clone()).await {

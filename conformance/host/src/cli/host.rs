@@ -7,7 +7,7 @@ use crate::config::HostConfig;
 use crate::error::Result;
 use crate::mcp::McpPool;
 use crate::models::ModelRef;
-use crate::registry::{ExtensionEntry, Registry, parse_revision};
+use crate::registry::{ExtensionEntry, parse_revision};
 
 use super::Cli;
 
@@ -28,7 +28,7 @@ impl Host {
             Some(path) => HostConfig::load(path)?,
             None => HostConfig::default(),
         };
-        let mut registry = Registry::from_config(&config)?;
+        let mut registry = config.registry()?;
         let revision = parse_revision(&cli.revision)?;
         for flag in &cli.extensions {
             registry.insert(ExtensionEntry::parse_flag(flag, revision)?)?;

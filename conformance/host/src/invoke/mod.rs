@@ -11,22 +11,21 @@ pub use output::ToolOutput;
 pub use schema::{ArgumentIssue, validate_arguments};
 
 use crate::JsonObject;
-use crate::catalog::AgentTool;
 use crate::error::{ErrorCode, HostError, Result};
 
-/// Checks `arguments` against the tool's input schema and returns them as a JSON
+/// Checks `arguments` against tool `tool_id`'s input schema and returns them as a JSON
 /// object (`null` counts as `{}`).
-pub fn check_arguments(tool: &AgentTool, arguments: Value) -> Result<JsonObject> {
+pub fn check_arguments(tool_id: &str, input_schema: &Value, arguments: Value) -> Result<JsonObject> {
     let arguments = match arguments {
         Value::Null => Value::Object(JsonObject::new()),
         other => other,
     };
-    let issues = validate_arguments(&tool.input_schema, &arguments);
+    let issues = validate_arguments(input_schema, &arguments);
     if !issues.is_empty() {
         let list: Vec<String> = issues.iter().map(ToString::to_string).collect();
         return Err(HostError::new(
             ErrorCode::InvalidArguments,
-            format!("tool '{}': {}", tool.id, list.join("; ")),
+            format!("tool '{tool_id}': {}", list.join("; ")),
         )
         .with_target(issues[0].path.clone()));
     }
@@ -34,7 +33,7 @@ pub fn check_arguments(tool: &AgentTool, arguments: Value) -> Result<JsonObject>
         Value::Object(object) => Ok(object),
         _ => Err(HostError::new(
             ErrorCode::InvalidArguments,
-            format!("tool '{}': arguments must be a JSON object", tool.id),
+            format!("tool '{tool_id}': arguments must be a JSON object"),
         )
         .with_target("arguments")),
     }

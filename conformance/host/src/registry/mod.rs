@@ -18,7 +18,6 @@ use tokio::sync::Mutex;
 pub use discovery::discover;
 pub use entry::{CONNECT_TIMEOUT, ExtensionEntry, READ_TIMEOUT, describe_endpoint_error, parse_revision};
 
-use crate::config::HostConfig;
 use crate::error::{ErrorCode, HostError, Result};
 
 /// Extensions by id.
@@ -37,29 +36,6 @@ impl Registry {
     /// An empty registry.
     pub fn new() -> Self {
         Self::default()
-    }
-
-    /// The extensions of a configuration file.
-    pub fn from_config(config: &HostConfig) -> Result<Self> {
-        let mut registry = Self::new();
-        for (id, extension) in &config.extensions {
-            let revision = match &extension.revision {
-                Some(text) => parse_revision(text)?,
-                None => ProtocolVersion::LATEST,
-            };
-            let mut entry = ExtensionEntry::new(id, &extension.url, revision)?;
-            if let Some(variable) = &extension.token_env {
-                let token = std::env::var(variable).map_err(|_| {
-                    HostError::new(
-                        ErrorCode::ConfigurationInvalid,
-                        format!("extension '{id}': token_env names '{variable}', which is not set"),
-                    )
-                })?;
-                entry = entry.with_bearer_token(&token)?;
-            }
-            registry.insert(entry)?;
-        }
-        Ok(registry)
     }
 
     /// Registers `id` at `base_url`, negotiating `revision` exactly.

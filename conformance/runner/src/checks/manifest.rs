@@ -9,12 +9,6 @@ use serde_json::Value;
 use super::Verdict;
 use crate::ctx::Ctx;
 
-/// Whether a `validate_manifest_json` problem is about required members (as opposed to
-/// a schema inside a tool contribution).
-pub(crate) fn is_member_problem(path: &str) -> bool {
-    !path.starts_with("$.contributions.tools[")
-}
-
 /// The check that owns a `validate_manifest` problem at `path`.
 fn owner(path: &str) -> &'static str {
     if path.starts_with("$.extension") {
@@ -174,7 +168,7 @@ pub(crate) async fn no_schema(ctx: &mut Ctx) -> Verdict {
     let mut tools_seen = 0;
     for (revision, document) in &manifests.docs {
         for problem in validate_manifest_json(document) {
-            if !is_member_problem(&problem.path) {
+            if !crate::ctx::is_member_problem(&problem.path) {
                 problems.add(*revision, problem.to_string());
             }
         }
