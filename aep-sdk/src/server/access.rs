@@ -171,7 +171,8 @@ impl OriginPolicy {
     }
 
     /// Wraps `router` with the guard (outermost) and the CORS layer.
-    pub(crate) fn apply(self, router: Router) -> Router {
+    /// The guard in front of `router`: CORS for accepted origins, 403 for the others.
+    pub(crate) fn guard(self, router: Router) -> Guard {
         let policy = Arc::new(self);
         let for_cors = policy.clone();
         let cors = CorsLayer::new()
@@ -194,16 +195,11 @@ impl OriginPolicy {
         // an `Origin`) go through it, so other OPTIONS still get the router's 405. The
         // guard wraps the whole router (as the fallback of an empty one) rather than
         // each route, so it runs before routing.
-        let guard = Guard {
+        Guard {
             policy,
             with_cors: router.clone().layer(cors),
             plain: router,
-        };
-        let service = tower::service_fn(move |request: Request| {
-            let guard = guard.clone();
-            async move { Ok::<_, std::convert::Infallible>(guard.handle(request).await) }
-        });
-        Router::new().fallback_service(service)
+        }
     }
 }
 
@@ -219,15 +215,27 @@ fn host_is_loopback(host: &HeaderValue) -> bool {
     is_loopback_name(&name.to_ascii_lowercase())
 }
 
+/// The router behind the origin rule. The serve loop calls [`Guard::handle`] directly;
+/// [`Guard::into_router`] makes it a `Router` for those who mount it themselves.
 #[derive(Clone)]
-struct Guard {
+pub(crate) struct Guard {
     policy: Arc<OriginPolicy>,
     with_cors: Router,
     plain: Router,
 }
 
 impl Guard {
-    async fn handle(self, request: Request) -> Response {
+    /// As a `Router`: the guard is the fallback of an empty router, so it runs before
+    /// routing (a layer on the router would run after it, once per route).
+    pub(crate) fn into_router(self) -> Router {
+        let service = tower::service_fn(move |request: Request| {
+            let guard = self.clone();
+            async move { Ok::<_, std::convert::Infallible>(guard.handle(request).await) }
+        });
+        Router::new().fallback_service(service)
+    }
+
+    pub(crate) async fn handle(self, request: Request) -> Response {
         let Some(origin) = request.headers().get(header::ORIGIN) else {
             return serve(self.plain, request).await;
         };

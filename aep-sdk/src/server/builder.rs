@@ -111,6 +111,11 @@ impl Extension {
     /// [`McpAccess`]), and authentication when configured; unknown routes and wrong
     /// methods answer AEP errors.
     pub fn router(&self) -> Router {
+        self.guarded().into_router()
+    }
+
+    /// The routes with their layers, before the origin guard.
+    fn inner_router(&self) -> Router {
         let settings = &self.settings;
         // Capability and user routes: `AepJson` finds the limits in the extensions, and
         // their code runs under a panic guard (the built-in routes guard their own calls).
@@ -129,12 +134,23 @@ impl Extension {
         if let Some(auth) = &settings.auth {
             router = router.layer(axum::middleware::from_fn_with_state(auth.clone(), auth::require));
         }
+        router
+    }
+
+    /// The router behind its origin guard: what [`Extension::router`] returns as a
+    /// `Router`, and what the serve loop calls directly (one dispatch less per request).
+    pub(crate) fn guarded(&self) -> super::access::Guard {
+        let router = self.inner_router();
+        self.guard_router(router)
+    }
+
+    fn guard_router(&self, router: Router) -> super::access::Guard {
+        // The default span records method, URI and version, never headers or bodies.
+        let router = router.layer(TraceLayer::new_for_http());
         // Outside authentication: preflights carry no credentials, and a foreign origin is
         // refused before anything else looks at the request.
         let mcp_paths = self.mcp.iter().map(|m| m.path.clone()).collect();
-        let router = OriginPolicy::new(&settings.mcp_access, mcp_paths).apply(router);
-        // The default span records method, URI and version, never headers or bodies.
-        router.layer(TraceLayer::new_for_http())
+        OriginPolicy::new(&self.settings.mcp_access, mcp_paths).guard(router)
     }
 
     /// How many `/chat/stream` answers are open right now (a leak check: it returns to

@@ -12,7 +12,6 @@ use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::conn::auto;
 use hyper_util::server::graceful::GracefulShutdown;
 use tokio::net::TcpListener;
-use tower::ServiceExt;
 
 use super::{BearerAuth, Extension};
 use crate::Error;
@@ -206,7 +205,7 @@ impl Extension {
         if !listener.local_addr()?.ip().is_loopback() {
             this.settings.mcp_access.local_origins = false;
         }
-        let router = this.router();
+        let guarded = this.guarded();
         let graceful = GracefulShutdown::new();
         let mut builder = auto::Builder::new(TokioExecutor::new());
         builder
@@ -233,7 +232,7 @@ impl Extension {
             let _ = stream.set_nodelay(true);
             let watcher = graceful.watcher();
             let builder = builder.clone();
-            let router = router.clone();
+            let guarded = guarded.clone();
             let first_byte = limits.header_read_timeout;
             tokio::spawn(async move {
                 // hyper's header timer starts with the first byte; bound the wait for it too,
@@ -246,7 +245,8 @@ impl Extension {
                     return;
                 }
                 let service = hyper::service::service_fn(move |request: http::Request<Incoming>| {
-                    router.clone().oneshot(request.map(Body::new))
+                    let guarded = guarded.clone();
+                    async move { Ok::<_, std::convert::Infallible>(guarded.handle(request.map(Body::new)).await) }
                 });
                 let connection = builder.serve_connection_with_upgrades(TokioIo::new(stream), service);
                 if let Err(error) = watcher.watch(connection.into_owned()).await {
