@@ -16,7 +16,7 @@ use std::time::Duration;
 use axum::Router;
 use axum::extract::Request;
 use axum::response::{IntoResponse, Response};
-use http::{HeaderName, HeaderValue, Method, StatusCode, header, request::Parts};
+use http::{HeaderName, HeaderValue, Method, StatusCode, header};
 use tower::ServiceExt;
 use tower_http::cors::{AllowHeaders, AllowOrigin, CorsLayer};
 
@@ -170,17 +170,13 @@ impl OriginPolicy {
         self.mcp_paths.iter().any(|p| p == path)
     }
 
-    /// Wraps `router` with the guard (outermost) and the CORS layer.
     /// The guard in front of `router`: CORS for accepted origins, 403 for the others.
     pub(crate) fn guard(self, router: Router) -> Guard {
         let policy = Arc::new(self);
-        let for_cors = policy.clone();
+        // Only requests the guard admitted reach this layer: the origin is already
+        // checked, so it is echoed rather than parsed and matched a second time.
         let cors = CorsLayer::new()
-            .allow_origin(AllowOrigin::predicate(
-                move |origin: &HeaderValue, parts: &Parts| {
-                    for_cors.admits(origin, parts.headers.get(header::HOST))
-                },
-            ))
+            .allow_origin(AllowOrigin::mirror_request())
             .allow_methods([Method::GET, Method::POST, Method::DELETE, Method::OPTIONS])
             // The origin is vetted: let it send what it asks for (`content-type`,
             // `authorization`, `mcp-protocol-version`, `mcp-session-id`, `last-event-id`,
@@ -192,9 +188,7 @@ impl OriginPolicy {
             ])
             .max_age(Duration::from_secs(600));
         // CorsLayer treats every OPTIONS as a preflight; only browser requests (those with
-        // an `Origin`) go through it, so other OPTIONS still get the router's 405. The
-        // guard wraps the whole router (as the fallback of an empty one) rather than
-        // each route, so it runs before routing.
+        // an `Origin`) go through it, so other OPTIONS still get the router's 405.
         Guard {
             policy,
             with_cors: router.clone().layer(cors),

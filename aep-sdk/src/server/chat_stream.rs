@@ -41,11 +41,6 @@ impl ChatStream {
     pub fn from_updates(updates: impl IntoIterator<Item = ChatUpdate, IntoIter: Send + 'static>) -> Self {
         Self::new(futures::stream::iter(updates.into_iter().map(Ok)))
     }
-
-    /// A stream that fails at once with `error` (before any update).
-    pub fn failed(error: AepError) -> Self {
-        Self::new(futures::stream::iter([Err(error)]))
-    }
 }
 
 impl std::fmt::Debug for ChatStream {
