@@ -1,4 +1,7 @@
-//! JSON Schemas generated from Rust types, for tool inputs and outputs and for option
+//! JSON Schemas: generated from Rust types here, checked by [`Validator`] (see
+//! [`validator`]).
+//!
+//! Generated schemas serve tool inputs and outputs and option
 //! sets alike: draft 2020-12, subschemas inlined, no `$schema` member, and only the
 //! `format` values that JSON Schema defines.
 //!
@@ -22,6 +25,10 @@
 //! assert_eq!(schema["properties"]["offset"]["maximum"], i32::MAX);
 //! assert!(schema["properties"]["ratio"].get("format").is_none());
 //! ```
+
+pub mod validator;
+
+pub use validator::{Issue, IssueKind, Rules, Step, Validator, schema_problems};
 
 use schemars::generate::SchemaSettings;
 use schemars::transform::{RecursiveTransform, Transform};

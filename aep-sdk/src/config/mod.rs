@@ -46,8 +46,8 @@
 //! ```
 
 mod digest;
+mod migrate;
 mod option_set;
-mod routes;
 mod schema;
 mod validate_request;
 
@@ -87,7 +87,7 @@ struct CompiledSet {
 struct CompiledVersion {
     version: String,
     digest: String,
-    schema: Value,
+    validator: crate::schema::Validator,
     compact: String,
     deprecated: bool,
     typed: Option<TypedDecoder>,
@@ -116,7 +116,7 @@ impl CompiledVersion {
                 format!("Value at '{ROOT_PATH}' must be a JSON object."),
             )]);
         }
-        let issues = validate_values(values, &self.schema);
+        let issues = schema::issues_at(&self.validator, values, ROOT_PATH);
         if !issues.is_empty() {
             return Err(issues);
         }
@@ -160,7 +160,7 @@ impl Configuration {
                 sets.push(set);
             }
         }
-        let catalog = routes::catalog_bytes(&sets);
+        let catalog = migrate::catalog_bytes(&sets);
         (Arc::new(Configuration { sets, catalog }), problems)
     }
 
@@ -226,10 +226,17 @@ fn compile_set(decl: OptionSetDecl, name: &str, problems: &mut Vec<String>) -> O
             problems.push(format!("{label}: the schema must be a JSON object"));
             continue;
         }
+        let validator = match schema::compile(&schema) {
+            Ok(validator) => validator,
+            Err(error) => {
+                problems.push(format!("{label}: the schema cannot be used: {error}"));
+                continue;
+            }
+        };
         versions.push(CompiledVersion {
             digest: digest_of_compact(&compact),
             version: version.version,
-            schema,
+            validator,
             compact,
             deprecated: false,
             typed: version.typed,
@@ -343,7 +350,7 @@ mod tests {
                         .map(|v| OptionSetVersion {
                             version: v.version.clone(),
                             schema_digest: v.digest.clone(),
-                            schema: v.schema.clone(),
+                            schema: serde_json::from_str(&v.compact).unwrap(),
                             deprecated: v.deprecated,
                         })
                         .collect(),

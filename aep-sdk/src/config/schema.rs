@@ -1,19 +1,15 @@
-//! The JSON Schema subset that native option values are checked against (spec
-//! section 5): `type`, `enum`, `properties`, `required`, `additionalProperties`,
-//! `items`, `minimum`, `maximum`, `exclusiveMinimum`.
+//! How native option values are checked against their schema (spec section 5): with
+//! [`crate::schema::Validator`] under [`Rules::Reference`], the C# reference's rules, so a
+//! drop-in extension accepts and refuses the same values, and in its words.
 //!
-//! Semantics follow the C# reference validator: `enum` is checked first, then `type`
-//! (a failure of either stops the checks of that value); an object's `required` members,
-//! its known `properties` and, with `additionalProperties: false`, its unknown members;
-//! every item of an array against `items`; numeric bounds. Unknown keywords and unknown
-//! type names are ignored. Numbers compare by value (`1` equals `1.0` in an `enum`); an
-//! `integer` is a number without fraction or exponent that fits an `i64`. Paths read
-//! `values`, `values.x`, `values.a[0]`.
-//!
-//! Two additions, both standard JSON Schema and both only ever stricter: `type` may be an
-//! array of type names (what `schemars` writes for `Option<T>`), and
-//! `additionalProperties` may be a schema that unknown members must match;
-//! `exclusiveMaximum` is checked too.
+//! The reference checks `type`, `enum`, `properties`, `required`, `additionalProperties`,
+//! `items`, `minimum`, `maximum` and `exclusiveMinimum`: `enum` first, then `type` (a
+//! failure of either stops the checks of that value); an object's `required` members,
+//! then its members in written order. Numbers compare by value (`1` equals `1.0` in an
+//! `enum`); an `integer` is a number without fraction or exponent that fits an `i64`.
+//! Paths read `values`, `values.x`, `values.a[0]`. Being a full JSON Schema validator,
+//! this one also checks every other standard keyword (`exclusiveMaximum`, `pattern`,
+//! `minLength`, `oneOf`, ...), which is only ever stricter.
 //!
 //! ```
 //! use aep_sdk::config::validate_values;
@@ -30,7 +26,9 @@
 
 use std::fmt;
 
-use serde_json::{Map, Value};
+use serde_json::Value;
+
+use crate::schema::{Issue, IssueKind, Rules, Validator};
 
 /// The root of every path: the `values` member of versioned options.
 pub const ROOT_PATH: &str = "values";
@@ -41,7 +39,8 @@ pub struct ValidationIssue {
     /// Where: `values`, `values.x`, `values.a[0]`.
     pub path: String,
     /// Which rule: `enum`, `type`, `required`, `unknown`, `minimum`, `maximum`,
-    /// `exclusiveMinimum`, `exclusiveMaximum` (or `decode` for a value its Rust type refuses).
+    /// `exclusiveMinimum`, `exclusiveMaximum`, another JSON Schema keyword, or `decode`
+    /// for a value its Rust type refuses.
     pub code: String,
     /// A sentence that names the path.
     pub message: String,
@@ -55,6 +54,34 @@ impl ValidationIssue {
             message,
         }
     }
+
+    /// The issue in the reference's words, its path written from `root`.
+    pub(crate) fn from_issue(issue: &Issue, root: &str) -> Self {
+        let path = issue.path_from(root);
+        let message = match &issue.kind {
+            IssueKind::Enum(_) => format!("Value at '{path}' is not one of the supported values."),
+            IssueKind::Type(names) => {
+                let names: Vec<String> = names.iter().map(|n| format!("'{n}'")).collect();
+                format!("Value at '{path}' must be of type {}.", names.join(" or "))
+            }
+            IssueKind::Required => format!("Required option '{path}' is missing."),
+            IssueKind::Unknown => format!("Option '{path}' is not supported."),
+            IssueKind::Minimum(bound) => format!("Value at '{path}' must be at least {bound}."),
+            IssueKind::Maximum(bound) => format!("Value at '{path}' must be at most {bound}."),
+            IssueKind::ExclusiveMinimum(bound) => {
+                format!("Value at '{path}' must be greater than {bound}.")
+            }
+            IssueKind::ExclusiveMaximum(bound) => {
+                format!("Value at '{path}' must be less than {bound}.")
+            }
+            IssueKind::MinLength(n) => format!("Value at '{path}' must have at least {n} characters."),
+            IssueKind::MaxLength(n) => format!("Value at '{path}' must have at most {n} characters."),
+            IssueKind::MinItems(n) => format!("Value at '{path}' must have at least {n} items."),
+            IssueKind::MaxItems(n) => format!("Value at '{path}' must have at most {n} items."),
+            IssueKind::Other { message, .. } => format!("Value at '{path}': {message}."),
+        };
+        Self::new(&path, issue.code(), message)
+    }
 }
 
 impl fmt::Display for ValidationIssue {
@@ -63,184 +90,35 @@ impl fmt::Display for ValidationIssue {
     }
 }
 
+/// An option schema compiled under the reference's rules.
+pub(crate) fn compile(schema: &Value) -> Result<Validator, String> {
+    Validator::with_rules(schema, Rules::Reference)
+}
+
+/// The issues `validator` finds in `value`, paths written from `path`.
+pub(crate) fn issues_at(validator: &Validator, value: &Value, path: &str) -> Vec<ValidationIssue> {
+    validator
+        .issues(value)
+        .iter()
+        .map(|issue| ValidationIssue::from_issue(issue, path))
+        .collect()
+}
+
 /// Checks option `values` against `schema`; every issue found, in document order.
 pub fn validate_values(values: &Value, schema: &Value) -> Vec<ValidationIssue> {
     validate_at(values, schema, ROOT_PATH)
 }
 
-/// Checks `value` against `schema`, naming paths from `path`.
+/// Checks `value` against `schema`, naming paths from `path`. A schema that cannot be
+/// compiled is one issue at `path` with the code `schema`.
 pub fn validate_at(value: &Value, schema: &Value, path: &str) -> Vec<ValidationIssue> {
-    let mut issues = Vec::new();
-    check(value, schema, path, &mut issues);
-    issues
-}
-
-fn check(value: &Value, schema: &Value, path: &str, issues: &mut Vec<ValidationIssue>) {
-    let Some(schema) = schema.as_object() else { return };
-    if let Some(Value::Array(allowed)) = schema.get("enum")
-        && !allowed.iter().any(|candidate| json_equal(candidate, value))
-    {
-        issues.push(ValidationIssue::new(
+    match compile(schema) {
+        Ok(validator) => issues_at(&validator, value, path),
+        Err(error) => vec![ValidationIssue::new(
             path,
-            "enum",
-            format!("Value at '{path}' is not one of the supported values."),
-        ));
-        return;
-    }
-    if let Some(expected) = type_names(schema.get("type"))
-        && !expected.iter().any(|name| matches_type(value, name))
-    {
-        let names = expected
-            .iter()
-            .map(|n| format!("'{n}'"))
-            .collect::<Vec<_>>()
-            .join(" or ");
-        issues.push(ValidationIssue::new(
-            path,
-            "type",
-            format!("Value at '{path}' must be of type {names}."),
-        ));
-        return;
-    }
-    match value {
-        Value::Object(members) => check_object(members, schema, path, issues),
-        Value::Array(items) => {
-            if let Some(item_schema) = schema.get("items") {
-                for (index, item) in items.iter().enumerate() {
-                    check(item, item_schema, &format!("{path}[{index}]"), issues);
-                }
-            }
-        }
-        Value::Number(_) => check_number(value, schema, path, issues),
-        _ => {}
-    }
-}
-
-fn type_names(schema_type: Option<&Value>) -> Option<Vec<&str>> {
-    match schema_type? {
-        Value::String(name) => Some(vec![name.as_str()]),
-        Value::Array(names) => {
-            let names: Vec<&str> = names.iter().filter_map(Value::as_str).collect();
-            (!names.is_empty()).then_some(names)
-        }
-        _ => None,
-    }
-}
-
-fn matches_type(value: &Value, name: &str) -> bool {
-    match name {
-        "object" => value.is_object(),
-        "array" => value.is_array(),
-        "string" => value.is_string(),
-        "boolean" => value.is_boolean(),
-        "number" => value.is_number(),
-        "integer" => value.as_i64().is_some(),
-        "null" => value.is_null(),
-        _ => true,
-    }
-}
-
-fn check_object(
-    members: &Map<String, Value>,
-    schema: &Map<String, Value>,
-    path: &str,
-    issues: &mut Vec<ValidationIssue>,
-) {
-    let properties = schema.get("properties").and_then(Value::as_object);
-    if let Some(Value::Array(required)) = schema.get("required") {
-        for name in required.iter().filter_map(Value::as_str) {
-            if !name.trim().is_empty() && !members.contains_key(name) {
-                let at = format!("{path}.{name}");
-                issues.push(ValidationIssue::new(
-                    &at,
-                    "required",
-                    format!("Required option '{at}' is missing."),
-                ));
-            }
-        }
-    }
-    for (name, member) in members {
-        let at = format!("{path}.{name}");
-        if let Some(member_schema) = properties.and_then(|p| p.get(name)) {
-            check(member, member_schema, &at, issues);
-            continue;
-        }
-        match schema.get("additionalProperties") {
-            Some(Value::Bool(false)) => {
-                issues.push(ValidationIssue::new(
-                    &at,
-                    "unknown",
-                    format!("Option '{at}' is not supported."),
-                ));
-            }
-            Some(additional @ Value::Object(_)) => check(member, additional, &at, issues),
-            _ => {}
-        }
-    }
-}
-
-fn check_number(value: &Value, schema: &Map<String, Value>, path: &str, issues: &mut Vec<ValidationIssue>) {
-    let bound = |name: &str| schema.get(name).filter(|b| b.is_number());
-    if let Some(min) = bound("minimum")
-        && compare(value, min).is_some_and(|o| o.is_lt())
-    {
-        issues.push(ValidationIssue::new(
-            path,
-            "minimum",
-            format!("Value at '{path}' must be at least {min}."),
-        ));
-    }
-    if let Some(max) = bound("maximum")
-        && compare(value, max).is_some_and(|o| o.is_gt())
-    {
-        issues.push(ValidationIssue::new(
-            path,
-            "maximum",
-            format!("Value at '{path}' must be at most {max}."),
-        ));
-    }
-    if let Some(min) = bound("exclusiveMinimum")
-        && compare(value, min).is_some_and(|o| o.is_le())
-    {
-        issues.push(ValidationIssue::new(
-            path,
-            "exclusiveMinimum",
-            format!("Value at '{path}' must be greater than {min}."),
-        ));
-    }
-    if let Some(max) = bound("exclusiveMaximum")
-        && compare(value, max).is_some_and(|o| o.is_ge())
-    {
-        issues.push(ValidationIssue::new(
-            path,
-            "exclusiveMaximum",
-            format!("Value at '{path}' must be less than {max}."),
-        ));
-    }
-}
-
-/// Orders two JSON numbers by value: exactly when both are integers, as `f64` otherwise.
-fn compare(a: &Value, b: &Value) -> Option<std::cmp::Ordering> {
-    if let (Some(x), Some(y)) = (a.as_i64(), b.as_i64()) {
-        return Some(x.cmp(&y));
-    }
-    if let (Some(x), Some(y)) = (a.as_u64(), b.as_u64()) {
-        return Some(x.cmp(&y));
-    }
-    a.as_f64()?.partial_cmp(&b.as_f64()?)
-}
-
-/// Deep equality where numbers compare by value and member order does not matter.
-pub(crate) fn json_equal(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Number(_), Value::Number(_)) => compare(a, b).is_some_and(|o| o.is_eq()),
-        (Value::Array(x), Value::Array(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| json_equal(p, q))
-        }
-        (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| json_equal(v, w)))
-        }
-        _ => a == b,
+            "schema",
+            format!("The schema for '{path}' cannot be used: {error}"),
+        )],
     }
 }
 
@@ -381,6 +259,11 @@ mod tests {
             vec![pair("values.b", "type")]
         );
         assert!(validate_values(&json!({"a": 1}), &json!(true)).is_empty());
-        assert!(validate_values(&json!(1), &json!({"type": "whatever"})).is_empty());
+        // An unknown type name is not ignored as the C# reference does: the meta-schema
+        // refuses the schema (so a declaration with it is refused at start-up).
+        assert_eq!(
+            codes(json!(1), json!({"type": "whatever"})),
+            vec![pair("values", "schema")]
+        );
     }
 }

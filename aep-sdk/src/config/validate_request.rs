@@ -1,6 +1,6 @@
 //! The request check of `/chat` and `/chat/stream`: `options.nativeOptions` is checked
 //! against the published option sets before the provider runs, and the validated values
-//! are attached to the provider's [`RequestContext`].
+//! are attached to the provider's request context (its extensions).
 
 use std::sync::Arc;
 
@@ -8,7 +8,6 @@ use super::{Configuration, ValidationIssue};
 use crate::AepError;
 use crate::error::codes;
 use crate::protocol::{ChatRequest, ModelProviderDescriptor, VersionedOptions};
-use crate::server::RequestContext;
 
 /// The validated envelope as the request context holds it.
 #[derive(Clone)]
@@ -35,7 +34,7 @@ impl Configuration {
         &self,
         request: &ChatRequest,
         descriptor: &ModelProviderDescriptor,
-        ctx: &mut RequestContext,
+        extensions: &mut http::Extensions,
     ) -> Result<(), AepError> {
         let Some(native) = request.options.as_ref().and_then(|o| o.native_options.as_ref()) else {
             return Ok(());
@@ -83,10 +82,9 @@ impl Configuration {
         let typed = version
             .check(&native.values)
             .map_err(|issues| issues_error(codes::INVALID_OPTIONS, "", &issues))?;
-        ctx.extensions_mut()
-            .insert(ValidatedOptions(Arc::new(native.clone())));
+        extensions.insert(ValidatedOptions(Arc::new(native.clone())));
         if let Some(attach) = typed {
-            attach(ctx.extensions_mut());
+            attach(extensions);
         }
         Ok(())
     }

@@ -11,6 +11,11 @@ use http_body_util::BodyExt;
 use crate::AepError;
 use crate::error::codes;
 
+/// Default request-body limit: 16 MiB.
+pub const DEFAULT_BODY_LIMIT: usize = 16 * 1024 * 1024;
+/// Default bound on the silence between two pieces of a request body: 30 s.
+pub const DEFAULT_BODY_READ_TIMEOUT: Duration = Duration::from_secs(30);
+
 /// How request bodies are read: at most `max_bytes`, and no silence longer than
 /// `read_timeout` between two pieces.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -24,8 +29,8 @@ pub struct BodyLimits {
 impl Default for BodyLimits {
     fn default() -> Self {
         Self {
-            max_bytes: super::DEFAULT_BODY_LIMIT,
-            read_timeout: super::DEFAULT_BODY_READ_TIMEOUT,
+            max_bytes: DEFAULT_BODY_LIMIT,
+            read_timeout: DEFAULT_BODY_READ_TIMEOUT,
         }
     }
 }

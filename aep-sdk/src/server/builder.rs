@@ -22,12 +22,8 @@ use crate::protocol::{
 };
 use crate::{AepError, Error};
 
-/// Default request-body limit: 16 MiB.
-pub const DEFAULT_BODY_LIMIT: usize = 16 * 1024 * 1024;
 /// Default interval of `: keep-alive` comments during a silent stream.
 pub const DEFAULT_KEEP_ALIVE: Duration = Duration::from_secs(15);
-/// Default bound on the silence between two pieces of a request body: 30 s.
-pub const DEFAULT_BODY_READ_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// How the router treats requests: limits, timeouts, access.
 #[derive(Debug, Clone)]
@@ -383,11 +379,14 @@ impl ExtensionBuilder {
         let provider_list =
             Bytes::from(serde_json::to_vec(&manifest.contributions.model_providers).unwrap_or_default());
         let mut routes = self.extra_routes;
-        if let Some(config_routes) = configuration.routes() {
+        if let Some(config_routes) = super::config_routes::router(&configuration) {
             routes = routes.merge(config_routes);
         }
         let mut checks = self.checks;
-        checks.insert(0, Arc::new(move |r, d, c| configuration.check_request(r, d, c)));
+        checks.insert(
+            0,
+            Arc::new(move |r, d, c| configuration.check_request(r, d, c.extensions_mut())),
+        );
         let shared = Shared {
             manifests,
             provider_list,

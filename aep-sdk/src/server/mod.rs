@@ -30,6 +30,7 @@ mod auth;
 mod body;
 mod builder;
 mod chat_stream;
+mod config_routes;
 mod extract;
 mod mcp;
 mod provider;
@@ -40,10 +41,8 @@ pub mod sse;
 pub use access::McpAccess;
 pub use aep_extension::AepExtension;
 pub use auth::BearerAuth;
-pub use body::BodyLimits;
-pub use builder::{
-    DEFAULT_BODY_LIMIT, DEFAULT_BODY_READ_TIMEOUT, DEFAULT_KEEP_ALIVE, Extension, ExtensionBuilder,
-};
+pub use body::{BodyLimits, DEFAULT_BODY_LIMIT, DEFAULT_BODY_READ_TIMEOUT};
+pub use builder::{DEFAULT_KEEP_ALIVE, Extension, ExtensionBuilder};
 pub use chat_stream::ChatStream;
 pub use extract::{AepJson, AepPath};
 pub use provider::{ModelProvider, RequestContext, collect_stream};

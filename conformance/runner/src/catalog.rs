@@ -311,8 +311,8 @@ pub const V1_EXACT: &str = "1.discovery.v1-exact";
 
 impl CheckInfo {
     /// The level of this check in a run over `revisions`.
-    pub fn level_in(&self, revisions: crate::Revisions) -> Level {
-        if self.id == V1_EXACT && revisions == crate::Revisions::V1 {
+    pub fn level_in(&self, revisions: crate::revisions::Revisions) -> Level {
+        if self.id == V1_EXACT && revisions == crate::revisions::Revisions::V1 {
             Level::Required
         } else {
             self.level

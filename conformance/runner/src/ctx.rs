@@ -22,7 +22,6 @@ use url::Url;
 use crate::http::{Answer, Http, MAX_BODY, describe_error};
 use crate::mcp::McpServer;
 use crate::options::Options;
-use crate::rawjson;
 
 /// Why something a check needs is not there. `broken` says whether its absence is itself
 /// a failure (for the check that owns it); dependants always skip.
@@ -150,9 +149,49 @@ const GRACE_AFTER_TERMINAL: Duration = Duration::from_secs(3);
 /// The option-set catalog as served.
 #[derive(Debug)]
 pub(crate) struct Catalog {
-    pub(crate) text: String,
-    pub(crate) tree: rawjson::Node,
+    /// Each set's versions' `schema` text exactly as served (number tokens and member
+    /// order kept, what the digest is computed over), by set and version position.
+    pub(crate) schema_texts: Vec<Vec<Option<String>>>,
     pub(crate) typed: Result<ConfigurationCatalog, String>,
+}
+
+/// The served catalog read for its raw schema texts only.
+#[derive(serde::Deserialize)]
+struct RawCatalog<'a> {
+    #[serde(rename = "optionSets", default, borrow)]
+    option_sets: Vec<RawSet<'a>>,
+}
+
+#[derive(serde::Deserialize)]
+struct RawSet<'a> {
+    #[serde(default, borrow)]
+    versions: Vec<RawVersion<'a>>,
+}
+
+#[derive(serde::Deserialize)]
+struct RawVersion<'a> {
+    #[serde(default, borrow)]
+    schema: Option<&'a serde_json::value::RawValue>,
+}
+
+impl Catalog {
+    fn read(text: &str, value: Value) -> Result<Self, String> {
+        let raw: RawCatalog<'_> = serde_json::from_str(text).map_err(|e| e.to_string())?;
+        let schema_texts = raw
+            .option_sets
+            .iter()
+            .map(|set| {
+                set.versions
+                    .iter()
+                    .map(|v| v.schema.map(|raw| raw.get().to_owned()))
+                    .collect()
+            })
+            .collect();
+        Ok(Self {
+            schema_texts,
+            typed: serde_json::from_value(value).map_err(|e| format!("not a configuration catalog: {e}")),
+        })
+    }
 }
 
 /// Shared state of one run.
@@ -494,16 +533,10 @@ impl Ctx {
             Ok(answer) => match answer.ok_json() {
                 Err(error) => Err(Missing::broken(format!("GET {path}: {error}"))),
                 Ok(value) => {
-                    let text = String::from_utf8_lossy(&answer.body).into_owned();
-                    match rawjson::parse(&text) {
-                        Err(error) => Err(Missing::broken(format!("GET {path}: {error}"))),
-                        Ok(tree) => Ok(Arc::new(Catalog {
-                            text,
-                            tree,
-                            typed: serde_json::from_value(value)
-                                .map_err(|e| format!("not a configuration catalog: {e}")),
-                        })),
-                    }
+                    let text = String::from_utf8_lossy(&answer.body);
+                    Catalog::read(&text, value)
+                        .map(Arc::new)
+                        .map_err(|error| Missing::broken(format!("GET {path}: {error}")))
                 }
             },
         };

@@ -53,7 +53,7 @@
 //! Raw HTTP goes through `reqwest` directly (the canonical client hides framing); MCP
 //! goes through rmcp's Streamable HTTP client. Every wait is bounded.
 //!
-//! Modules depend one way: `http`, `rawhttp`, `rawjson`, `schema` and `mcp` are leaves;
+//! Modules depend one way: `http`, `rawhttp`, `revisions`, `schema` and `mcp` are leaves;
 //! `catalog` and `report` describe checks and results, `options` uses them; `ctx` (what
 //! checks share: fetched documents, targets, MCP clients) uses those; `checks` use `ctx`;
 //! `runner` and `render` sit on top.
@@ -66,16 +66,17 @@ mod http;
 mod mcp;
 mod options;
 mod rawhttp;
-mod rawjson;
 mod render;
 mod report;
+mod revisions;
 mod runner;
 mod schema;
 mod sse;
 
 pub use catalog::{CATALOG, CheckInfo, Level, info, matches, unknown_patterns};
-pub use options::{Options, ProgressEvent, ProgressFn, Revisions};
+pub use options::{Options, ProgressEvent, ProgressFn};
 pub use report::{CheckResult, Counts, Report, Status};
+pub use revisions::Revisions;
 pub use runner::check_with;
 
 /// Runs the whole suite against the extension at `url` (its base URL, e.g.

@@ -4,12 +4,9 @@
 
 use serde_json::{Map, Value, json};
 
-const TYPE_NAMES: [&str; 7] = [
-    "null", "boolean", "object", "array", "number", "string", "integer",
-];
-
-/// Structural problems of `schema` as a JSON Schema whose root must be `type: object`
-/// (what MCP requires of `inputSchema` and `outputSchema`). Paths are JSON pointers.
+/// Problems of `schema` as a JSON Schema whose root must be `type: object` (what MCP
+/// requires of `inputSchema` and `outputSchema`): its meta-schema's verdict, or why it
+/// cannot be compiled (the SDK's validator). Paths are JSON pointers.
 pub(crate) fn object_schema_problems(schema: &Value) -> Vec<String> {
     let mut problems = Vec::new();
     match schema.get("type") {
@@ -19,135 +16,11 @@ pub(crate) fn object_schema_problems(schema: &Value) -> Vec<String> {
             other.map_or_else(|| "no type".to_owned(), Value::to_string)
         )),
     }
-    walk(schema, schema, "", &mut problems, 0);
+    problems.extend(aep_sdk::schema::schema_problems(schema));
     problems
 }
 
-fn walk(root: &Value, schema: &Value, path: &str, problems: &mut Vec<String>, depth: usize) {
-    if depth > 64 {
-        problems.push(format!("{path}: nested more than 64 levels"));
-        return;
-    }
-    let members = match schema {
-        Value::Bool(_) => return,
-        Value::Object(members) => members,
-        other => {
-            problems.push(format!(
-                "{}: a schema must be an object or a boolean, found {other}",
-                or_root(path)
-            ));
-            return;
-        }
-    };
-    let mut children: Vec<(&Value, String)> = Vec::new();
-    for (key, value) in members {
-        let at = format!("{path}/{}", escape(key));
-        let problem = match key.as_str() {
-            "properties" | "patternProperties" | "$defs" | "definitions" | "dependentSchemas" => {
-                match value {
-                    Value::Object(named) => {
-                        children.extend(
-                            named
-                                .iter()
-                                .map(|(name, child)| (child, format!("{at}/{}", escape(name)))),
-                        );
-                        None
-                    }
-                    other => Some(format!("must be an object of schemas, found {other}")),
-                }
-            }
-            "items" => {
-                match value {
-                    Value::Array(items) => {
-                        children.extend(items.iter().enumerate().map(|(i, v)| (v, format!("{at}/{i}"))));
-                    }
-                    other => children.push((other, at.clone())),
-                }
-                None
-            }
-            "additionalProperties"
-            | "additionalItems"
-            | "unevaluatedProperties"
-            | "unevaluatedItems"
-            | "contains"
-            | "propertyNames"
-            | "not"
-            | "if"
-            | "then"
-            | "else" => {
-                children.push((value, at.clone()));
-                None
-            }
-            "allOf" | "anyOf" | "oneOf" | "prefixItems" => match value {
-                Value::Array(items) if !items.is_empty() => {
-                    children.extend(items.iter().enumerate().map(|(i, v)| (v, format!("{at}/{i}"))));
-                    None
-                }
-                other => Some(format!("must be a non-empty array of schemas, found {other}")),
-            },
-            "type" => check_type(value),
-            "required" => {
-                let mut seen = std::collections::HashSet::new();
-                let unique_strings = value
-                    .as_array()
-                    .is_some_and(|names| names.iter().all(|n| n.as_str().is_some_and(|n| seen.insert(n))));
-                (!unique_strings).then(|| format!("must be an array of unique strings, found {value}"))
-            }
-            "enum" => (!value.is_array()).then(|| format!("must be an array, found {value}")),
-            "minimum" | "maximum" => (!value.is_number()).then(|| format!("must be a number, found {value}")),
-            // Draft 4 wrote these as booleans.
-            "exclusiveMinimum" | "exclusiveMaximum" => (!value.is_number() && !value.is_boolean())
-                .then(|| format!("must be a number, found {value}")),
-            "multipleOf" => (!value.as_f64().is_some_and(|v| v > 0.0))
-                .then(|| format!("must be a number above 0, found {value}")),
-            "minLength" | "maxLength" | "minItems" | "maxItems" | "minProperties" | "maxProperties" => {
-                (!value.is_u64()).then(|| format!("must be a non-negative integer, found {value}"))
-            }
-            "pattern" | "format" | "title" | "description" | "$schema" | "$id" | "$comment" => {
-                (!value.is_string()).then(|| format!("must be a string, found {value}"))
-            }
-            "$ref" => match value.as_str() {
-                None => Some(format!("must be a string, found {value}")),
-                Some(reference) if reference.starts_with('#') => resolve(root, reference)
-                    .is_none()
-                    .then(|| format!("'{reference}' does not resolve inside the schema")),
-                Some(_) => None,
-            },
-            _ => None,
-        };
-        if let Some(problem) = problem {
-            problems.push(format!("{at}: {problem}"));
-        }
-    }
-    for (child, at) in children {
-        walk(root, child, &at, problems, depth + 1);
-    }
-}
-
-fn escape(segment: &str) -> String {
-    segment.replace('~', "~0").replace('/', "~1")
-}
-
-fn or_root(path: &str) -> &str {
-    if path.is_empty() { "/" } else { path }
-}
-
-fn check_type(value: &Value) -> Option<String> {
-    let known = |v: &Value| v.as_str().is_some_and(|t| TYPE_NAMES.contains(&t));
-    match value {
-        Value::String(_) if known(value) => None,
-        Value::Array(names) if !names.is_empty() && names.iter().all(known) => {
-            let unique: std::collections::HashSet<_> = names.iter().filter_map(Value::as_str).collect();
-            (unique.len() != names.len()).then(|| format!("type names must be unique, found {value}"))
-        }
-        _ => Some(format!(
-            "must be one of {} or a non-empty array of them, found {value}",
-            TYPE_NAMES.join(", ")
-        )),
-    }
-}
-
-/// Resolves a local reference (`#`, `#/$defs/x`, percent-encoded or not) against `root`.
+/// The subschema a local `$ref` (`#/$defs/x`, percent-encoded or not) points at.
 pub(crate) fn resolve<'a>(root: &'a Value, reference: &str) -> Option<&'a Value> {
     let pointer = reference.strip_prefix('#')?;
     root.pointer(pointer)
@@ -415,7 +288,6 @@ mod tests {
             "type": "array",
             "properties": {"x": {"type": "strng"}, "y": 3},
             "required": "x",
-            "items": {"$ref": "#/$defs/missing"},
             "anyOf": []
         });
         let problems = object_schema_problems(&schema);
@@ -423,13 +295,15 @@ mod tests {
         for needle in [
             "/type: the root",
             "/properties/x/type",
-            "/properties/y: a schema",
+            "/properties/y",
             "/required",
-            "/items/$ref",
             "/anyOf",
         ] {
             assert!(joined.contains(needle), "{needle} in {joined}");
         }
+        let dangling = json!({"type": "object", "items": {"$ref": "#/$defs/missing"}});
+        let problems = object_schema_problems(&dangling).join("\n");
+        assert!(problems.contains("missing"), "{problems}");
     }
 
     #[test]

@@ -1,13 +1,8 @@
-//! A small JSON Schema validator for tool arguments, run before every `tools/call` so a
-//! bad call fails fast with the path of the offending value.
-//!
-//! Keywords: `type` (a name or an array of names), `enum`, `const`, `properties`,
-//! `required`, `additionalProperties` (boolean or schema), `items`, `minItems`,
-//! `maxItems`, `minLength`, `maxLength`, `minimum`, `maximum`, `exclusiveMinimum`,
-//! `exclusiveMaximum`, `allOf`, `anyOf`, `oneOf`. Other keywords (`$ref`, `pattern`,
-//! `format`, ...) are not checked: the server stays the final judge, this only catches
-//! what is certainly wrong. (`aep_sdk::config::validate_values` covers option values but
-//! not `const`/`oneOf`, which `schemars` writes for enums, hence this module.)
+//! Tool arguments checked against the MCP input schema before every `tools/call`, so a
+//! bad call fails fast with the path of the offending value. The checking is the SDK's
+//! [`aep_sdk::schema::Validator`] (JSON Schema as written); this module only words the
+//! issues. A schema the validator cannot compile (an unresolvable `$ref`, say) is not
+//! checked here: the server stays the final judge.
 //!
 //! ```
 //! use aep_host::invoke::validate_arguments;
@@ -21,7 +16,8 @@
 
 use std::fmt;
 
-use serde_json::{Map, Value};
+use aep_sdk::schema::{Issue, IssueKind, Step, Validator};
+use serde_json::Value;
 
 /// One argument that does not match the input schema.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -40,23 +36,66 @@ impl fmt::Display for ArgumentIssue {
 
 /// Checks `arguments` against `schema`; every issue found, in document order.
 pub fn validate_arguments(schema: &Value, arguments: &Value) -> Vec<ArgumentIssue> {
-    let mut issues = Vec::new();
-    check(schema, arguments, "arguments", &mut issues);
-    issues
+    match Validator::new(schema) {
+        Ok(validator) => validator.issues(arguments).iter().map(worded).collect(),
+        Err(_) => Vec::new(),
+    }
 }
 
-fn issue(issues: &mut Vec<ArgumentIssue>, path: &str, message: String) {
-    issues.push(ArgumentIssue {
-        path: path.to_owned(),
+fn worded(issue: &Issue) -> ArgumentIssue {
+    let path = path_of(&issue.path);
+    let got = issue.found.as_ref().map_or_else(String::new, Value::to_string);
+    let message = match &issue.kind {
+        IssueKind::Required => "is required".to_owned(),
+        IssueKind::Unknown => "is not an accepted argument".to_owned(),
+        IssueKind::Type(names) => format!(
+            "expected {}, got {}",
+            names.join(" or "),
+            issue.found.as_ref().map_or("nothing", kind)
+        ),
+        IssueKind::Enum(allowed) => {
+            let list: Vec<String> = allowed.iter().map(Value::to_string).collect();
+            format!("must be one of {}, got {got}", list.join(", "))
+        }
+        IssueKind::Minimum(bound) => format!("must be at least {bound}, got {got}"),
+        IssueKind::Maximum(bound) => format!("must be at most {bound}, got {got}"),
+        IssueKind::ExclusiveMinimum(bound) => format!("must be greater than {bound}, got {got}"),
+        IssueKind::ExclusiveMaximum(bound) => format!("must be less than {bound}, got {got}"),
+        IssueKind::MinLength(n) => format!("needs at least {n} characters, has {}", chars(issue)),
+        IssueKind::MaxLength(n) => format!("allows at most {n} characters, has {}", chars(issue)),
+        IssueKind::MinItems(n) => format!("needs at least {n} items, has {}", items(issue)),
+        IssueKind::MaxItems(n) => format!("allows at most {n} items, has {}", items(issue)),
+        IssueKind::Other { message, .. } => message.clone(),
+    };
+    ArgumentIssue {
         message: format!("{path}: {message}"),
-    });
+        path,
+    }
+}
+
+/// `arguments.name[2]`, with names that are not plain words quoted: `arguments["a b"]`.
+fn path_of(steps: &[Step]) -> String {
+    let mut path = "arguments".to_owned();
+    for step in steps {
+        match step {
+            Step::Member(name)
+                if !name.is_empty() && name.chars().all(|c| c.is_alphanumeric() || c == '_') =>
+            {
+                path.push('.');
+                path.push_str(name);
+            }
+            Step::Member(name) => path.push_str(&format!("[{}]", Value::String(name.clone()))),
+            Step::Index(index) => path.push_str(&format!("[{index}]")),
+        }
+    }
+    path
 }
 
 fn kind(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "boolean",
-        Value::Number(n) if is_integer(n) => "integer",
+        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
         Value::Number(_) => "number",
         Value::String(_) => "string",
         Value::Array(_) => "array",
@@ -64,243 +103,17 @@ fn kind(value: &Value) -> &'static str {
     }
 }
 
-fn is_integer(n: &serde_json::Number) -> bool {
-    n.is_i64() || n.is_u64() || n.as_f64().is_some_and(|f| f.fract() == 0.0)
+fn chars(issue: &Issue) -> usize {
+    issue
+        .found
+        .as_ref()
+        .and_then(Value::as_str)
+        .map_or(0, |s| s.chars().count())
 }
 
-fn has_type(value: &Value, name: &str) -> bool {
-    match name {
-        "number" => value.is_number(),
-        "integer" => value.as_number().is_some_and(is_integer),
-        other => kind(value) == other,
-    }
+fn items(issue: &Issue) -> usize {
+    issue.found.as_ref().and_then(Value::as_array).map_or(0, Vec::len)
 }
-
-fn same(a: &Value, b: &Value) -> bool {
-    match (a.as_f64(), b.as_f64()) {
-        (Some(x), Some(y)) if a.is_number() && b.is_number() => x == y,
-        _ => a == b,
-    }
-}
-
-fn check(schema: &Value, value: &Value, path: &str, issues: &mut Vec<ArgumentIssue>) {
-    let schema = match schema {
-        Value::Bool(false) => return issue(issues, path, "no value is allowed here".to_owned()),
-        Value::Object(schema) => schema,
-        _ => return,
-    };
-    if let Some(expected) = schema.get("const")
-        && !same(expected, value)
-    {
-        return issue(issues, path, format!("must be {expected}"));
-    }
-    if let Some(Value::Array(allowed)) = schema.get("enum")
-        && !allowed.iter().any(|a| same(a, value))
-    {
-        let list: Vec<String> = allowed.iter().map(Value::to_string).collect();
-        return issue(
-            issues,
-            path,
-            format!("must be one of {}, got {value}", list.join(", ")),
-        );
-    }
-    if !check_type(schema, value, path, issues) {
-        return;
-    }
-    check_combinators(schema, value, path, issues);
-    match value {
-        Value::Object(object) => check_object(schema, object, path, issues),
-        Value::Array(items) => check_array(schema, items, path, issues),
-        Value::String(text) => check_length(schema, text.chars().count(), "characters", path, issues),
-        Value::Number(_) => check_bounds(schema, value, path, issues),
-        _ => {}
-    }
-}
-
-fn check_type(
-    schema: &Map<String, Value>,
-    value: &Value,
-    path: &str,
-    issues: &mut Vec<ArgumentIssue>,
-) -> bool {
-    let names: Vec<&str> = match schema.get("type") {
-        Some(Value::String(name)) => vec![name.as_str()],
-        Some(Value::Array(names)) => names.iter().filter_map(Value::as_str).collect(),
-        _ => return true,
-    };
-    if names.is_empty() || names.iter().any(|n| has_type(value, n)) {
-        return true;
-    }
-    issue(
-        issues,
-        path,
-        format!("expected {}, got {}", names.join(" or "), kind(value)),
-    );
-    false
-}
-
-fn check_combinators(
-    schema: &Map<String, Value>,
-    value: &Value,
-    path: &str,
-    issues: &mut Vec<ArgumentIssue>,
-) {
-    if let Some(Value::Array(all)) = schema.get("allOf") {
-        for branch in all {
-            check(branch, value, path, issues);
-        }
-    }
-    for (keyword, exactly_one) in [("anyOf", false), ("oneOf", true)] {
-        let Some(Value::Array(branches)) = schema.get(keyword) else {
-            continue;
-        };
-        let matching = branches
-            .iter()
-            .filter(|b| validate_at(b, value, path).is_empty())
-            .count();
-        if matching == 0 {
-            let consts: Option<Vec<String>> = branches
-                .iter()
-                .map(|b| b.get("const").map(Value::to_string))
-                .collect();
-            let message = match consts {
-                Some(consts) if !consts.is_empty() => {
-                    format!("must be one of {}, got {value}", consts.join(", "))
-                }
-                _ => format!("matches none of the {} allowed forms ({keyword})", branches.len()),
-            };
-            issue(issues, path, message);
-        } else if exactly_one && matching > 1 {
-            issue(
-                issues,
-                path,
-                format!("matches {matching} forms of a oneOf, exactly one is allowed"),
-            );
-        }
-    }
-}
-
-fn validate_at(schema: &Value, value: &Value, path: &str) -> Vec<ArgumentIssue> {
-    let mut issues = Vec::new();
-    check(schema, value, path, &mut issues);
-    issues
-}
-
-fn member_path(path: &str, name: &str) -> String {
-    let plain = !name.is_empty() && name.chars().all(|c| c.is_alphanumeric() || c == '_');
-    if plain {
-        format!("{path}.{name}")
-    } else {
-        format!("{path}[{}]", Value::String(name.to_owned()))
-    }
-}
-
-fn check_object(
-    schema: &Map<String, Value>,
-    object: &Map<String, Value>,
-    path: &str,
-    issues: &mut Vec<ArgumentIssue>,
-) {
-    let properties = schema.get("properties").and_then(Value::as_object);
-    if let Some(Value::Array(required)) = schema.get("required") {
-        for name in required.iter().filter_map(Value::as_str) {
-            if !object.contains_key(name) {
-                issue(issues, &member_path(path, name), "is required".to_owned());
-            }
-        }
-    }
-    for (name, member) in object {
-        let member_at = member_path(path, name);
-        match properties.and_then(|p| p.get(name)) {
-            Some(member_schema) => check(member_schema, member, &member_at, issues),
-            None => match schema.get("additionalProperties") {
-                Some(Value::Bool(false)) => {
-                    issue(issues, &member_at, "is not an accepted argument".to_owned())
-                }
-                Some(extra @ Value::Object(_)) => check(extra, member, &member_at, issues),
-                _ => {}
-            },
-        }
-    }
-}
-
-fn check_array(schema: &Map<String, Value>, items: &[Value], path: &str, issues: &mut Vec<ArgumentIssue>) {
-    if let Some(item_schema) = schema.get("items").filter(|s| s.is_object()) {
-        for (i, item) in items.iter().enumerate() {
-            check(item_schema, item, &format!("{path}[{i}]"), issues);
-        }
-    }
-    check_length_keywords(
-        schema,
-        items.len(),
-        ("minItems", "maxItems"),
-        "items",
-        path,
-        issues,
-    );
-}
-
-fn check_length(
-    schema: &Map<String, Value>,
-    length: usize,
-    unit: &str,
-    path: &str,
-    issues: &mut Vec<ArgumentIssue>,
-) {
-    check_length_keywords(schema, length, ("minLength", "maxLength"), unit, path, issues);
-}
-
-fn check_length_keywords(
-    schema: &Map<String, Value>,
-    length: usize,
-    (min, max): (&str, &str),
-    unit: &str,
-    path: &str,
-    issues: &mut Vec<ArgumentIssue>,
-) {
-    let length = length as u64;
-    if let Some(bound) = schema.get(min).and_then(Value::as_u64)
-        && length < bound
-    {
-        issue(
-            issues,
-            path,
-            format!("needs at least {bound} {unit}, has {length}"),
-        );
-    }
-    if let Some(bound) = schema.get(max).and_then(Value::as_u64)
-        && length > bound
-    {
-        issue(
-            issues,
-            path,
-            format!("allows at most {bound} {unit}, has {length}"),
-        );
-    }
-}
-
-fn check_bounds(schema: &Map<String, Value>, value: &Value, path: &str, issues: &mut Vec<ArgumentIssue>) {
-    let Some(number) = value.as_f64() else { return };
-    type Rule = (&'static str, fn(f64, f64) -> bool, &'static str);
-    let rules: [Rule; 4] = [
-        ("minimum", |n, b| n >= b, "at least"),
-        ("maximum", |n, b| n <= b, "at most"),
-        ("exclusiveMinimum", |n, b| n > b, "greater than"),
-        ("exclusiveMaximum", |n, b| n < b, "less than"),
-    ];
-    for (keyword, holds, words) in rules {
-        if let Some(bound) = schema.get(keyword).and_then(Value::as_f64)
-            && !holds(number, bound)
-        {
-            issue(
-                issues,
-                path,
-                format!("must be {words} {}, got {value}", schema[keyword]),
-            );
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use serde_json::json;

@@ -145,21 +145,14 @@ pub(crate) async fn catalog(ctx: &mut Ctx) -> Verdict {
 /// `5.config.digest`.
 pub(crate) async fn digest(ctx: &mut Ctx) -> Verdict {
     let (catalog, typed) = need!(sets(ctx).await);
-    let nodes = catalog
-        .tree
-        .member("optionSets")
-        .map(|n| n.items())
-        .unwrap_or_default();
     let mut findings = Findings::default();
-    for (set, node) in typed.option_sets.iter().zip(nodes) {
-        let version_nodes = node.member("versions").map(|n| n.items()).unwrap_or_default();
-        for (version, version_node) in set.versions.iter().zip(version_nodes) {
+    for (set, texts) in typed.option_sets.iter().zip(&catalog.schema_texts) {
+        for (version, text) in set.versions.iter().zip(texts) {
             let label = format!("'{}' version '{}'", set.id, version.version);
-            let Some(schema) = version_node.member("schema") else {
+            let Some(text) = text else {
                 findings.problem(format!("{label}: no schema"));
                 continue;
             };
-            let text = &catalog.text[schema.span()];
             findings.check(match schema_digest_text(text) {
                 Err(error) => Err(format!("{label}: the schema text cannot be digested: {error}")),
                 Ok(digest) if digest == version.schema_digest => Ok(format!("{label}: {digest}")),

@@ -334,19 +334,23 @@ pub(crate) async fn call(ctx: &mut Ctx) -> Verdict {
                             "{label}: declares an outputSchema but its result has no structuredContent"
                         )),
                         (Some(output), Some(structured), false) => {
-                            let issues = aep_sdk::config::validate_at(
-                                structured,
-                                &schema_value(output),
-                                "structuredContent",
-                            );
-                            if issues.is_empty() {
-                                Ok(format!("{label} {shown}: structured result"))
-                            } else {
-                                let listed: Vec<String> = issues.iter().map(ToString::to_string).collect();
-                                Err(format!(
-                                    "{label}: structuredContent does not match outputSchema: {}",
-                                    listed.join(" ")
-                                ))
+                            match aep_sdk::schema::Validator::new(&schema_value(output)) {
+                                Err(error) => {
+                                    Err(format!("{label}: its outputSchema cannot be used: {error}"))
+                                }
+                                Ok(validator) => {
+                                    let issues = validator.issues(structured);
+                                    if issues.is_empty() {
+                                        Ok(format!("{label} {shown}: structured result"))
+                                    } else {
+                                        let listed: Vec<String> =
+                                            issues.iter().map(|i| i.describe("structuredContent")).collect();
+                                        Err(format!(
+                                            "{label}: structuredContent does not match outputSchema: {}",
+                                            listed.join("; ")
+                                        ))
+                                    }
+                                }
                             }
                         }
                         (_, _, true) => Ok(format!(

@@ -1,14 +1,10 @@
-//! `GET /aep/configuration` and `POST /aep/configuration/migrate`.
+//! What `GET /aep/configuration` serves (the catalog document) and what
+//! `POST /aep/configuration/migrate` does; the routes themselves are the server's
+//! (`server::config_routes`).
 
 use std::collections::{HashSet, VecDeque};
-use std::sync::Arc;
 
-use axum::Router;
-use axum::extract::State;
-use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
 use bytes::Bytes;
-use http::header;
 
 use super::validate_request::issues_error;
 use super::{CompiledEdge, CompiledSet, Configuration, sorted_edges};
@@ -16,33 +12,14 @@ use crate::AepError;
 use crate::error::codes;
 use crate::protocol::{
     CONTRIBUTION_KIND_MODEL_PROVIDER, MigrationRequest, MigrationResponse, SCOPE_MODEL_PROFILE,
-    VersionedOptions, paths,
+    VersionedOptions,
 };
-use crate::server::AepJson;
-
-type ConfigState = State<Arc<Configuration>>;
 
 impl Configuration {
-    /// The two routes, or `None` when no option set is declared.
-    pub(crate) fn routes(self: &Arc<Self>) -> Option<Router> {
-        if self.is_empty() {
-            return None;
-        }
-        Some(
-            Router::new()
-                .route(paths::CONFIGURATION, get(catalog))
-                .route(paths::CONFIGURATION_MIGRATE, post(migrate))
-                .with_state(self.clone()),
-        )
+    /// The catalog document, as served.
+    pub(crate) fn catalog(&self) -> Bytes {
+        self.catalog.clone()
     }
-}
-
-async fn catalog(State(config): ConfigState) -> Response {
-    (
-        [(header::CONTENT_TYPE, "application/json")],
-        config.catalog.clone(),
-    )
-        .into_response()
 }
 
 fn json_string(text: &str) -> String {
@@ -123,10 +100,15 @@ fn find_path<'a>(set: &'a CompiledSet, from: &str, to: &str) -> Option<Vec<&'a C
     None
 }
 
-async fn migrate(
-    State(config): ConfigState,
-    AepJson(request): AepJson<MigrationRequest>,
-) -> Result<Response, AepError> {
+impl Configuration {
+    /// Migrates `request.values` along the shortest chain of declared steps, checking
+    /// the source, every step's result and the target.
+    pub(crate) async fn migrate(&self, request: MigrationRequest) -> Result<MigrationResponse, AepError> {
+        migrate(self, request).await
+    }
+}
+
+async fn migrate(config: &Configuration, request: MigrationRequest) -> Result<MigrationResponse, AepError> {
     let unsupported_version = |role: &str, version: &str, target: &str| {
         AepError::unprocessable(
             codes::OPTION_VERSION_UNSUPPORTED,
@@ -217,5 +199,5 @@ async fn migrate(
         schema_digest: target.digest.clone(),
         values,
     };
-    Ok(axum::Json(MigrationResponse { options }).into_response())
+    Ok(MigrationResponse { options })
 }
