@@ -1,16 +1,27 @@
 //! Procedural macros for `aep-sdk`. Use them through `aep_sdk::aep_extension`; the
 //! runtime crate documents them.
 //!
-//! The macro is split the way serde_derive is: `parse` reads attribute arguments,
-//! `model` turns the annotated impl into a checked description of the extension
-//! (every misuse a `syn::Error` on the user's span), and `expand` writes the code.
+//! The macro is split the way serde_derive is: `parse` reads attribute arguments and
+//! `attr` types them; `signature` reads each method's signature; `check` looks across
+//! items; `read` drives them to fill `model`, the small data model; `expand` writes the
+//! code. Every misuse is a `syn::Error` on the user's tokens, collected in `ctxt` and
+//! reported together, and the expansion still emits the item and a placeholder impl.
+//!
+//! Dependencies point one way: `ctxt`, `helper`, `text` and `parse` are leaves; `attr`
+//! uses them; `model` is a leaf too; `signature` and `check` use `model`; `read` uses
+//! all of those; `expand` uses `read` and `model`.
 
 use proc_macro::TokenStream;
 
+mod attr;
+mod check;
+mod ctxt;
 mod expand;
 mod helper;
 mod model;
 mod parse;
+mod read;
+mod signature;
 mod text;
 
 /// Turns the annotated methods of an `impl` block into an AEP extension: `#[tool]`

@@ -9,8 +9,10 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use syn::{ImplItem, ItemImpl, Lit};
 
+use crate::ctxt::Errors;
 use crate::helper::Helper;
-use crate::model::{self, Errors, Extension};
+use crate::model::Extension;
+use crate::read;
 
 pub fn aep_extension(attr: TokenStream, item: TokenStream) -> TokenStream {
     let mut item: ItemImpl = match syn::parse2(item) {
@@ -21,7 +23,7 @@ pub fn aep_extension(attr: TokenStream, item: TokenStream) -> TokenStream {
         }
     };
     let mut errors = Errors::default();
-    let model = model::build(attr, &item, &mut errors);
+    let model = read::build(attr, &item, &mut errors);
     strip_helper_attributes(&mut item);
     match (errors.into_result(), model) {
         (Ok(()), Some(model)) => {

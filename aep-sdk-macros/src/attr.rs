@@ -1,0 +1,216 @@
+//! The arguments of `#[aep_extension(...)]` and of each helper attribute as typed
+//! structs. Each is read in one pass over the parsed arguments: unknown and repeated keys
+//! are refused in one place (`parse::check_keys`), a value of the wrong kind by `Arg`'s
+//! accessors, a missing required key here; every error goes to the context.
+
+use proc_macro2::{Span, TokenStream};
+use syn::spanned::Spanned;
+use syn::{Lit, LitStr};
+
+use crate::ctxt::{Errors, err};
+use crate::parse::{self, Arg};
+use crate::text::Text;
+
+const EXTENSION_KEYS: &[&str] = &["id", "name", "version", "description", "mcp_server"];
+const ANNOTATIONS: [&str; 4] = ["read_only", "destructive", "idempotent", "open_world"];
+const TOOL_KEYS: &[&str] = &[
+    "name",
+    "id",
+    "display_name",
+    "description",
+    "title",
+    "server",
+    "metadata",
+    "read_only",
+    "destructive",
+    "idempotent",
+    "open_world",
+];
+const PROVIDER_FLAGS: [&str; 7] = [
+    "chat",
+    "streaming",
+    "tools",
+    "thinking",
+    "structured_output",
+    "vision",
+    "model_discovery",
+];
+const PROVIDER_KEYS: &[&str] = &[
+    "id",
+    "display_name",
+    "models",
+    "metadata",
+    "chat",
+    "streaming",
+    "tools",
+    "thinking",
+    "structured_output",
+    "vision",
+    "model_discovery",
+];
+const SIBLING_KEYS: &[&str] = &["provider"];
+
+/// `#[aep_extension(id = .., name = .., version = .., description = .., mcp_server = "..")]`.
+pub struct ExtensionAttr {
+    pub id: Option<Text>,
+    pub name: Option<Text>,
+    pub version: Option<Text>,
+    pub description: Option<Text>,
+    pub mcp_server: Option<String>,
+}
+
+/// `#[tool(...)]`.
+pub struct ToolAttr {
+    pub name: Option<Text>,
+    pub id: Option<Text>,
+    pub display_name: Option<Text>,
+    pub description: Option<Text>,
+    pub title: Option<String>,
+    pub server: Option<String>,
+    pub metadata: Vec<(String, Lit)>,
+    pub annotations: Vec<(&'static str, bool)>,
+}
+
+/// `#[model_provider(...)]`.
+pub struct ProviderAttr {
+    pub id: Option<Text>,
+    pub display_name: Option<Text>,
+    pub models: Vec<LitStr>,
+    pub metadata: Vec<(String, Lit)>,
+    pub capabilities: Vec<(&'static str, bool)>,
+}
+
+/// `#[chat(provider = "..")]`, `#[models(..)]`, `#[health(..)]`.
+pub struct SiblingAttr {
+    pub provider: Option<Text>,
+}
+
+/// One parsed attribute's arguments, looked up by key.
+struct Args<'a>(&'a [Arg]);
+
+impl Args<'_> {
+    fn get(&self, key: &str) -> Option<&Arg> {
+        self.0.iter().find(|a| a.key == key)
+    }
+    fn text(&self, key: &str, errors: &mut Errors) -> Option<Text> {
+        self.get(key).and_then(|a| errors.take(a.text()))
+    }
+    fn string(&self, key: &str, errors: &mut Errors) -> Option<String> {
+        self.get(key)
+            .and_then(|a| errors.take(a.string()))
+            .map(|s| s.value())
+    }
+    fn flags(&self, keys: &[&'static str], errors: &mut Errors) -> Vec<(&'static str, bool)> {
+        keys.iter()
+            .filter_map(|&key| Some((key, self.get(key).and_then(|a| errors.take(a.flag()))?)))
+            .collect()
+    }
+    fn metadata(&self, errors: &mut Errors) -> Vec<(String, Lit)> {
+        let nested = self.get("metadata").and_then(|a| errors.take(a.nested()));
+        nested
+            .unwrap_or_default()
+            .into_iter()
+            .map(|(k, _, v)| (k, v))
+            .collect()
+    }
+}
+
+/// The tokens inside `#[kind(...)]` (none for `#[kind]`) parsed into arguments.
+pub fn helper_args(attr: &syn::Attribute, kind: &str, errors: &mut Errors) -> Option<Vec<Arg>> {
+    let tokens = match &attr.meta {
+        syn::Meta::Path(_) => TokenStream::new(),
+        syn::Meta::List(list) => list.tokens.clone(),
+        syn::Meta::NameValue(nv) => {
+            errors.push(err(
+                nv.span(),
+                format!("write `#[{kind}(...)]`, not `#[{kind} = ...]`"),
+            ));
+            return None;
+        }
+    };
+    errors.take(parse::args(tokens))
+}
+
+impl ExtensionAttr {
+    pub fn parse(tokens: TokenStream, errors: &mut Errors) -> Option<Self> {
+        let args = errors.take(parse::args(tokens))?;
+        errors.extend(parse::check_keys(&args, "aep_extension", EXTENSION_KEYS));
+        let args = Args(&args);
+        let required = |key: &str, errors: &mut Errors| {
+            if args.get(key).is_none() {
+                errors.push(err(
+                    Span::call_site(),
+                    format!("`#[aep_extension]` needs `{key} = \"...\"`, e.g. #[aep_extension(id = \"acme.tools\", name = \"Tools\")]"),
+                ));
+            }
+            args.text(key, errors)
+        };
+        Some(Self {
+            id: required("id", errors),
+            name: required("name", errors),
+            version: args.text("version", errors),
+            description: args.text("description", errors),
+            mcp_server: args.string("mcp_server", errors),
+        })
+    }
+}
+
+impl ToolAttr {
+    pub fn parse(args: &[Arg], errors: &mut Errors) -> Self {
+        errors.extend(parse::check_keys(args, "tool", TOOL_KEYS));
+        let args = Args(args);
+        Self {
+            name: args.text("name", errors),
+            id: args.text("id", errors),
+            display_name: args.text("display_name", errors),
+            description: args.text("description", errors),
+            title: args.string("title", errors),
+            server: args.string("server", errors),
+            metadata: args.metadata(errors),
+            annotations: args.flags(&ANNOTATIONS, errors),
+        }
+    }
+}
+
+impl ProviderAttr {
+    pub fn parse(attr: &syn::Attribute, args: &[Arg], errors: &mut Errors) -> Self {
+        errors.extend(parse::check_keys(args, "model_provider", PROVIDER_KEYS));
+        let args = Args(args);
+        if args.get("id").is_none() {
+            errors.push(err(attr.span(), "`#[model_provider]` needs `id = \"...\"`, e.g. #[model_provider(id = \"echo\", display_name = \"Echo\")]"));
+        }
+        Self {
+            id: args.text("id", errors),
+            display_name: args.text("display_name", errors),
+            models: args
+                .get("models")
+                .and_then(|a| errors.take(a.list()))
+                .unwrap_or_default(),
+            metadata: args.metadata(errors),
+            capabilities: args.flags(&PROVIDER_FLAGS, errors),
+        }
+    }
+}
+
+impl SiblingAttr {
+    pub fn parse(attr: &syn::Attribute, kind: &str, args: &[Arg], errors: &mut Errors) -> Self {
+        errors.extend(parse::check_keys(args, kind, SIBLING_KEYS));
+        let args = Args(args);
+        if args.get("provider").is_none() {
+            errors.push(err(
+                attr.span(),
+                format!(
+                    "`#[{kind}]` needs `provider = \"...\"`: the id of the `#[model_provider]` it belongs to"
+                ),
+            ));
+        }
+        Self {
+            provider: args.text("provider", errors),
+        }
+    }
+}
+
+/// `#[option_set]` takes no arguments.
+pub fn option_set(args: &[Arg], errors: &mut Errors) {
+    errors.extend(parse::check_keys(args, "option_set", &[]));
+}

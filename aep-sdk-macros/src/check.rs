@@ -1,0 +1,87 @@
+//! Checks across items: each sibling method finds its provider, and literal ids and
+//! names are unique (expressions are checked by `build()` when the extension starts).
+
+use crate::ctxt::{Errors, err};
+use crate::helper::SiblingKind;
+use crate::model::{PendingSibling, Provider, Tool};
+
+pub fn attach_siblings(providers: &mut [Provider], siblings: Vec<PendingSibling>, errors: &mut Errors) {
+    for pending in siblings {
+        let id = pending.provider.shown();
+        let Some(provider) = providers.iter_mut().find(|p| p.id.same(&pending.provider, true)) else {
+            errors.push(err(
+                pending.provider.span(),
+                format!(
+                    "provider \"{id}\" has no streaming method: add `#[model_provider(id = \"{id}\")]` to an `async fn` that returns `Result<ChatStream, AepError>`"
+                ),
+            ));
+            continue;
+        };
+        if pending.kind == SiblingKind::Chat && provider.one_shot {
+            errors.push(err(
+                pending.sibling.method.span(),
+                format!(
+                    "provider \"{id}\" already answers in one piece (its `#[model_provider]` method returns `ChatResponse`): remove this `#[chat]` method"
+                ),
+            ));
+            continue;
+        }
+        let slot = match pending.kind {
+            SiblingKind::Chat => &mut provider.chat,
+            SiblingKind::Models => &mut provider.list_models,
+            SiblingKind::Health => &mut provider.health,
+        };
+        if slot.is_some() {
+            errors.push(err(
+                pending.sibling.method.span(),
+                format!(
+                    "provider \"{id}\" already has a `#[{}]` method",
+                    pending.kind.name()
+                ),
+            ));
+        } else {
+            *slot = Some(pending.sibling);
+        }
+    }
+}
+
+/// Duplicate ids and names among literals (expressions are checked by `build()` when the
+/// extension starts).
+pub fn check_duplicates(tools: &[Tool], providers: &[Provider], default_server: &str, errors: &mut Errors) {
+    for (i, tool) in tools.iter().enumerate() {
+        let earlier = &tools[..i];
+        if let Some(id) = tool.contribution_id.literal()
+            && earlier
+                .iter()
+                .any(|t| t.contribution_id.literal().as_deref() == Some(&id))
+        {
+            errors.push(err(
+                tool.contribution_id.span(),
+                format!("duplicate tool contribution id \"{id}\": give this tool another `id = \"...\"`"),
+            ));
+        }
+        let server = tool.server.as_deref().unwrap_or(default_server);
+        if let Some(name) = tool.mcp_name.literal()
+            && earlier.iter().any(|t| {
+                t.mcp_name.literal().as_deref() == Some(&name)
+                    && t.server.as_deref().unwrap_or(default_server) == server
+            })
+        {
+            errors.push(err(
+                tool.mcp_name.span(),
+                format!(
+                    "duplicate MCP tool name \"{name}\" on server \"{server}\": give this tool another `name = \"...\"` or put it on another `server = \"...\"`"
+                ),
+            ));
+        }
+    }
+    for (i, provider) in providers.iter().enumerate() {
+        let Some(id) = provider.id.literal() else { continue };
+        if providers[..i].iter().any(|p| p.id.same(&provider.id, true)) {
+            errors.push(err(
+                provider.id.span(),
+                format!("duplicate model provider id \"{id}\" (provider ids match case-insensitively)"),
+            ));
+        }
+    }
+}
