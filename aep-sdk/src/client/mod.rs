@@ -19,6 +19,7 @@
 //! ```
 
 mod error;
+mod lines;
 mod sse;
 
 use std::pin::Pin;
@@ -31,6 +32,7 @@ use serde::de::DeserializeOwned;
 use url::Url;
 
 pub use error::{ClientError, codes};
+pub use lines::{LineError, LineReader, error_chain};
 pub use sse::{MAX_EVENT_BYTES, SseDecoder};
 
 use crate::protocol::{
@@ -316,17 +318,6 @@ fn unreachable(url: &str, error: &reqwest::Error) -> ClientError {
         codes::EXTENSION_UNREACHABLE,
         format!("{url}: {what}: {}", error_chain(error)),
     )
-}
-
-fn error_chain(error: &dyn std::error::Error) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(cause) = source {
-        text.push_str(": ");
-        text.push_str(&cause.to_string());
-        source = cause.source();
-    }
-    text
 }
 
 async fn failure(response: reqwest::Response, url: &str) -> ClientError {

@@ -107,21 +107,7 @@ impl From<OllamaError> for AepError {
     }
 }
 
-/// `error` and its sources, joined with `: ` (reqwest's top-level message alone says
-/// little: "error sending request").
-pub(crate) fn error_chain(error: &dyn std::error::Error) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(cause) = source {
-        let cause_text = cause.to_string();
-        if !text.contains(&cause_text) {
-            text.push_str(": ");
-            text.push_str(&cause_text);
-        }
-        source = cause.source();
-    }
-    text
-}
+pub(crate) use aep_sdk::client::error_chain;
 
 #[cfg(test)]
 mod tests {

@@ -126,7 +126,11 @@ impl OllamaClient {
         let response = self
             .send(self.http.post(&url).json(&request), &url, self.idle)
             .await?;
-        Ok(LineReader::new(response.bytes_stream(), self.idle, self.max_line))
+        Ok(LineReader::new(aep_sdk::client::LineReader::new(
+            response.bytes_stream(),
+            self.idle,
+            self.max_line,
+        )))
     }
 
     /// `GET /api/tags`: the installed models.
