@@ -1,6 +1,37 @@
-//! Test support: start a router on `127.0.0.1:0` and get its base URL.
+//! Test support: serve on a loopback port and talk to the server.
+//!
+//! - [`spawn`] serves a router with `axum::serve` on `127.0.0.1:0` ([`TestServer`]):
+//!   enough for anything an HTTP client checks.
+//! - [`serve`] serves an [`Extension`](crate::server::Extension) with the SDK's own serve
+//!   loop ([`ExtensionServer`]): header-read timeout, the bound on silent connections and
+//!   graceful shutdown as in production, with limits of the test's choosing
+//!   ([`ServeOptions`]), on the test's runtime or on one of its own.
+//! - [`raw`] speaks HTTP/1.1 over a bare TCP connection: bytes no client would send,
+//!   slow and stalled clients, and the answer read back under a time bound.
+//!
+//! ```
+//! # #[tokio::main(flavor = "current_thread")] async fn main() {
+//! use std::time::Duration;
+//! use aep_sdk::testing::{ServeOptions, raw, serve};
+//!
+//! let extension = aep_sdk::server::Extension::builder("acme.t", "T", "1.0.0").build().unwrap();
+//! let server = serve(extension, ServeOptions::new());
+//! let health = raw::request("GET", "/aep/health", &[], b"");
+//! let answer = raw::exchange(server.addr, health, Duration::from_secs(5)).await.answer();
+//! assert_eq!((answer.status, answer.text().as_str()), (200, r#"{"status":"available"}"#));
+//! // A space before a header's colon: refused by hyper's parser, with an empty body.
+//! let bad = raw::request("GET", "/aep/health", &["X-Bad : v"], b"");
+//! let answer = raw::exchange(server.addr, bad, Duration::from_secs(5)).await.answer();
+//! assert_eq!((answer.status, answer.body.len()), (400, 0));
+//! # }
+//! ```
 
 use tokio::task::JoinHandle;
+
+pub mod raw;
+mod server;
+
+pub use server::{ExtensionServer, ServeOptions, serve};
 
 /// A server running on a loopback port for the duration of a test. Aborted on drop.
 pub struct TestServer {
