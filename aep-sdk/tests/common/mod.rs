@@ -1,0 +1,8 @@
+//! Shared by the `hostile_*` tests. Each test file uses a part of it.
+
+#[path = "../../examples/echo.rs"]
+#[allow(dead_code)]
+pub mod echo;
+
+#[allow(dead_code)]
+pub mod hostile;
