@@ -14,7 +14,7 @@ use std::sync::atomic::Ordering;
 use aep_conformance::{CATALOG, Options, Report, Status, check_with};
 use aep_sdk::server::AepExtension;
 use aep_sdk::testing::spawn;
-use broken::fixtures::{FIXTURES, Fixture};
+use broken::fixtures::{Fixture, fixtures};
 use broken::reference::Reference;
 use futures::StreamExt;
 
@@ -31,7 +31,8 @@ fn failed(report: &Report) -> BTreeSet<&'static str> {
 
 #[test]
 fn every_check_is_failed_by_some_fixture() {
-    let covered: BTreeSet<&str> = FIXTURES.iter().flat_map(|f| f.expected.iter().copied()).collect();
+    let fixtures = fixtures();
+    let covered: BTreeSet<&str> = fixtures.iter().flat_map(|f| f.expected.iter().copied()).collect();
     let never: Vec<&str> = CATALOG
         .iter()
         .map(|c| c.id)
@@ -41,7 +42,7 @@ fn every_check_is_failed_by_some_fixture() {
         never.is_empty(),
         "no broken fixture fails these checks: {never:?}"
     );
-    for fixture in FIXTURES {
+    for fixture in &fixtures {
         for id in fixture.expected {
             assert!(
                 aep_conformance::info(id).is_some(),
@@ -50,8 +51,8 @@ fn every_check_is_failed_by_some_fixture() {
             );
         }
     }
-    let names: BTreeSet<&str> = FIXTURES.iter().map(|f| f.name).collect();
-    assert_eq!(names.len(), FIXTURES.len(), "fixture names are unique");
+    let names: BTreeSet<&str> = fixtures.iter().map(|f| f.name).collect();
+    assert_eq!(names.len(), fixtures.len(), "fixture names are unique");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -104,8 +105,8 @@ async fn run(fixture: &Fixture) -> Result<(), String> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn each_broken_fixture_fails_exactly_its_checks() {
     let only = std::env::var("AEP_FIXTURE").ok();
-    let selected: Vec<&Fixture> = FIXTURES
-        .iter()
+    let selected: Vec<&Fixture> = fixtures()
+        .into_iter()
         .filter(|f| only.as_deref().is_none_or(|o| o == f.name))
         .collect();
     let outcomes: Vec<Result<(), String>> = futures::stream::iter(selected.iter().map(|f| run(f)))
@@ -123,8 +124,8 @@ async fn each_broken_fixture_fails_exactly_its_checks() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn recommended_checks_warn_without_strict() {
-    let fixture = FIXTURES
-        .iter()
+    let fixture = fixtures()
+        .into_iter()
         .find(|f| f.name == "stream-no-accel-buffering")
         .expect("fixture exists");
     let server = spawn((fixture.build)()).await;
@@ -147,7 +148,10 @@ async fn legal_foreign_choices_warn_by_default() {
         ("v1-canonical-alias", "1.discovery.v1-exact"),
         ("mcp-stateless-broken", "6.mcp.stateless"),
     ] {
-        let fixture = FIXTURES.iter().find(|f| f.name == name).expect("fixture exists");
+        let fixture = fixtures()
+            .into_iter()
+            .find(|f| f.name == name)
+            .expect("fixture exists");
         let server = spawn((fixture.build)()).await;
         let report = check_with(&server.base_url, &Options::default()).await;
         assert!(report.is_success(), "{name}: {}", report.to_table(false));
