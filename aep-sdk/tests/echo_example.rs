@@ -1,6 +1,7 @@
 //! Starts the echo example on port 0 and checks every route with the canonical client
-//! and with raw HTTP, the SSE framing byte for byte, and malformed requests. The
-//! runtime-only twin of the example must answer byte for byte the same.
+//! and with a plain HTTP client (the documents as served), the SSE framing byte for
+//! byte, and malformed requests sent over raw TCP. The runtime-only twin of the example
+//! must answer byte for byte the same.
 
 #[path = "../examples/echo.rs"]
 #[allow(dead_code)]
@@ -10,9 +11,11 @@ mod echo;
 #[allow(dead_code)]
 mod echo_runtime;
 
+use std::time::Duration;
+
 use aep_sdk::client::{Client, codes};
 use aep_sdk::protocol::{Availability, ChatRequest, FinishReason, Message, ProtocolVersion};
-use aep_sdk::testing::{TestServer, spawn};
+use aep_sdk::testing::{TestServer, raw, spawn};
 use futures::StreamExt;
 use serde_json::{Value, json};
 
@@ -203,7 +206,8 @@ async fn sse_framing_byte_for_byte() {
     assert_eq!(body, expected);
 }
 
-/// Sends a raw request and returns (status, content-type, body JSON).
+/// Sends `method path` with `content_type` and `body` over raw TCP (exactly those
+/// headers, nothing a client adds) and returns (status, content-type, body JSON).
 async fn send_raw(
     server: &TestServer,
     method: &str,
@@ -211,24 +215,16 @@ async fn send_raw(
     content_type: Option<&str>,
     body: Vec<u8>,
 ) -> (u16, String, Value) {
-    let http = reqwest::Client::new();
-    let mut request = http
-        .request(method.parse().unwrap(), format!("{}{path}", server.base_url))
-        .body(body);
-    if let Some(ct) = content_type {
-        request = request.header("content-type", ct);
-    }
-    let response = request.send().await.unwrap();
-    let status = response.status().as_u16();
-    let ct = response
-        .headers()
-        .get("content-type")
-        .map(|v| v.to_str().unwrap().to_owned())
-        .unwrap_or_default();
-    let bytes = response.bytes().await.unwrap();
-    let json = serde_json::from_slice(&bytes)
-        .unwrap_or_else(|_| panic!("not JSON ({status}): {:?}", String::from_utf8_lossy(&bytes)));
-    (status, ct, json)
+    let header = content_type.map(|ct| format!("Content-Type: {ct}"));
+    let headers: Vec<&str> = header.iter().map(String::as_str).collect();
+    let request = raw::request(method, path, &headers, &body);
+    let answer = raw::exchange(server.addr, request, Duration::from_secs(10))
+        .await
+        .answer();
+    let ct = answer.header("content-type").unwrap_or_default().to_owned();
+    let json = serde_json::from_slice(&answer.body)
+        .unwrap_or_else(|_| panic!("not JSON ({}): {:?}", answer.status, answer.text()));
+    (answer.status, ct, json)
 }
 
 /// (name, method, path, content type, body, status, code, target)

@@ -2,14 +2,12 @@
 //! failures and panics after the headers become terminal error updates, nothing
 //! follows the terminal update, keep-alives fill silences, and shutdown ends streams.
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use aep_sdk::client::Client;
 use aep_sdk::prelude::*;
 use aep_sdk::server::{Extension, ModelProvider};
-use aep_sdk::testing::spawn;
+use aep_sdk::testing::{ServeOptions, serve, spawn};
 use futures::StreamExt;
 use tokio::sync::mpsc;
 
@@ -108,6 +106,7 @@ fn request() -> ChatRequest {
     ChatRequest::new("m", vec![Message::user("go")])
 }
 
+/// The stream route's body as sent (the SSE text, keep-alive comments included).
 async fn raw_stream(base: &str) -> String {
     reqwest::Client::new()
         .post(format!("{base}/aep/model-providers/p/chat/stream"))
@@ -243,31 +242,16 @@ async fn keep_alive_comments_fill_silences_and_readers_ignore_them() {
 async fn shutdown_ends_open_streams_with_a_terminal_update() {
     let (tx, _rx) = mpsc::unbounded_channel();
     let extension = extension(Script::Endless { events: tx }).build().unwrap();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let base = format!("http://{}", listener.local_addr().unwrap());
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let served = Arc::new(AtomicUsize::new(0));
-    let done = served.clone();
-    let server = tokio::spawn(async move {
-        let signal = async move {
-            let _ = stopped.await;
-        };
-        let limits = aep_sdk::server::ConnectionLimits {
-            shutdown_grace: Duration::from_millis(200),
-            ..Default::default()
-        };
-        extension.serve_listener(listener, signal, limits).await.unwrap();
-        done.fetch_add(1, Ordering::SeqCst);
-    });
-    let client = Client::new(&base).unwrap();
+    let options = ServeOptions::new().shutdown_grace(Duration::from_millis(200));
+    let mut server = serve(extension, options);
+    let client = Client::new(&server.base_url).unwrap();
     let mut stream = client.chat_stream("p", &request()).await.unwrap();
     stream.next().await.unwrap().unwrap();
-    stop.send(()).unwrap();
+    server.shutdown();
     // New connections are refused while the open stream drains.
-    let addr = base.trim_start_matches("http://").to_owned();
     let mut refused = false;
     for _ in 0..100 {
-        if tokio::net::TcpStream::connect(&addr).await.is_err() {
+        if tokio::net::TcpStream::connect(server.addr).await.is_err() {
             refused = true;
             break;
         }
@@ -279,11 +263,11 @@ async fn shutdown_ends_open_streams_with_a_terminal_update() {
         .expect("stream ended");
     let last = rest.last().unwrap().clone().unwrap_err();
     assert_eq!(last.remote_code(), Some("shutting_down"));
-    tokio::time::timeout(Duration::from_secs(10), server)
+    // The serve loop returns, with Ok, once.
+    tokio::time::timeout(Duration::from_secs(10), server.stopped())
         .await
         .expect("server stopped")
         .unwrap();
-    assert_eq!(served.load(Ordering::SeqCst), 1);
     // New connections are refused once it stopped.
     assert!(client.health().await.is_err());
 }

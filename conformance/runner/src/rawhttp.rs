@@ -3,9 +3,15 @@
 //! client that is still writing then reports the broken pipe instead of the answer. Here
 //! the body is written in a separate task and the answer is read whatever the writer
 //! meets. Plain `http` only.
+//!
+//! Not [`aep_sdk::testing::raw::exchange`]: the body here is streamed in pieces with a
+//! pause just past the reference limit, the answer is bounded in size and read under the
+//! runner's own framing rules into its [`Answer`]. Chunked answers are decoded by the
+//! SDK kit's [`dechunk`].
 
 use std::time::Duration;
 
+use aep_sdk::testing::raw::dechunk;
 use bytes::Bytes;
 use reqwest::StatusCode;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
@@ -259,25 +265,6 @@ fn parse_head(head: &[u8]) -> Result<(StatusCode, HeaderMap), String> {
     Ok((code, headers))
 }
 
-/// Decodes a complete chunked body (`None` while incomplete).
-fn dechunk(mut body: &[u8]) -> Option<Vec<u8>> {
-    let mut out = Vec::new();
-    loop {
-        let line_end = body.windows(2).position(|w| w == b"\r\n")?;
-        let size_text = String::from_utf8_lossy(&body[..line_end]);
-        let size = usize::from_str_radix(size_text.split(';').next()?.trim(), 16).ok()?;
-        body = &body[line_end + 2..];
-        if size == 0 {
-            return Some(out);
-        }
-        if body.len() < size + 2 {
-            return None;
-        }
-        out.extend_from_slice(&body[..size]);
-        body = &body[size + 2..];
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -296,5 +283,8 @@ mod tests {
         let closed = b"HTTP/1.1 500 Internal\r\ncontent-type: text/html\r\n\r\n<h1>x</h1>";
         assert_eq!(&parse_closed(closed, &url).unwrap().body[..], b"<h1>x</h1>");
         assert!(parse_closed(b"", &url).is_err());
+        // A chunk size near usize::MAX is an incomplete answer, not a panic.
+        let huge = b"HTTP/1.1 400 Bad Request\r\ntransfer-encoding: chunked\r\n\r\nffffffffffffffff\r\nab";
+        assert!(parse(huge).unwrap().is_none());
     }
 }
