@@ -46,7 +46,7 @@ pub use builder::{DEFAULT_KEEP_ALIVE, Extension, ExtensionBuilder};
 pub use chat_stream::ChatStream;
 pub use extract::{AepJson, AepPath};
 pub use provider::{ModelProvider, RequestContext, collect_stream};
-pub use serve::{ConnectionLimits, DEFAULT_LISTEN, ServeArgs, init_tracing, shutdown_signal};
+pub use serve::{ConnectionLimits, DEFAULT_LISTEN, ServeArgs, init_tracing, parse_duration, shutdown_signal};
 
 use axum::response::{IntoResponse, Response};
 
