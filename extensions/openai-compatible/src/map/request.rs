@@ -33,9 +33,11 @@ pub fn chat_body(
             Flavor::LlamaCpp => "A llama.cpp",
             Flavor::LocalAi => "A LocalAI",
         };
-        return Err(AepError::model_unavailable(format!(
-            "{name} model name is required."
-        )));
+        return Err(AepError::new(
+            http::StatusCode::BAD_REQUEST,
+            aep_sdk::error::codes::MODEL_UNAVAILABLE,
+            format!("{name} model name is required."),
+        ));
     }
     if request.messages.is_empty() {
         return Err(AepError::invalid_request("At least one message is required."));
