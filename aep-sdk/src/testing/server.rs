@@ -163,3 +163,67 @@ impl Drop for ExtensionServer {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::raw;
+
+    fn extension() -> Extension {
+        Extension::builder("acme.t", "T", "1.0.0").build().unwrap()
+    }
+
+    async fn health(addr: SocketAddr) -> u16 {
+        let request = raw::request("GET", "/aep/health", &[], b"");
+        raw::exchange(addr, request, Duration::from_secs(5))
+            .await
+            .answer()
+            .status
+    }
+
+    #[tokio::test]
+    async fn own_runtime_serves_and_stops_gracefully() {
+        let mut server = serve(extension(), ServeOptions::new().own_runtime(1));
+        assert!(server.runtime().is_some());
+        assert_eq!(health(server.addr).await, 200);
+        server.stopped().await.unwrap();
+        // The listener is closed before the serve loop returns; a second call is Ok.
+        assert!(tokio::net::TcpStream::connect(server.addr).await.is_err());
+        server.stopped().await.unwrap();
+    }
+
+    #[test]
+    fn own_runtime_needs_no_runtime_and_stops_on_drop() {
+        let server = serve(extension(), ServeOptions::new().own_runtime(2));
+        let addr = server.addr;
+        let client = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        assert_eq!(client.block_on(health(addr)), 200);
+        drop(server);
+        let refused = (0..200).any(|_| {
+            std::thread::sleep(Duration::from_millis(10));
+            std::net::TcpStream::connect(addr).is_err()
+        });
+        assert!(refused, "the listener closes once the server is dropped");
+    }
+
+    #[tokio::test]
+    async fn callers_runtime_stops_on_drop() {
+        let server = serve(extension(), ServeOptions::new());
+        assert!(server.runtime().is_none());
+        let addr = server.addr;
+        assert_eq!(health(addr).await, 200);
+        drop(server);
+        let mut refused = false;
+        for _ in 0..200 {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+            if tokio::net::TcpStream::connect(addr).await.is_err() {
+                refused = true;
+                break;
+            }
+        }
+        assert!(refused, "the listener closes once the server is dropped");
+    }
+}
