@@ -53,15 +53,20 @@ pub mod openai;
 pub mod profile;
 pub mod upstream;
 
-/// Serves `extension` with the orchestrators' `GET /health` route added.
+/// Builds `extension` with the orchestrators' `GET /health` route added.
+pub fn build<E: aep_sdk::server::AepExtension>(
+    extension: E,
+) -> Result<aep_sdk::server::Extension, aep_sdk::Error> {
+    extension
+        .extension_builder()
+        .routes(upstream::orchestrator_health())
+        .build()
+}
+
+/// Serves `extension` (see [`build`]).
 pub async fn serve<E: aep_sdk::server::AepExtension>(
     extension: E,
     serve: aep_sdk::server::ServeArgs,
 ) -> Result<(), aep_sdk::Error> {
-    extension
-        .extension_builder()
-        .routes(upstream::orchestrator_health())
-        .build()?
-        .serve_with(serve)
-        .await
+    build(extension)?.serve_with(serve).await
 }
