@@ -67,7 +67,8 @@
 //! - [`config`]: versioned configuration (option sets, schema digests, migrations).
 //! - [`server`]: the runtime: an [`server::Extension`] becomes an `axum::Router`.
 //! - [`client`]: the canonical client (feature `client`, on by default).
-//! - [`testing`]: start a router on a loopback port in tests.
+//! - [`testing`]: test support: a router or an extension on a loopback port (on its own
+//!   runtime if wanted, stopped on drop) and raw HTTP/1.1 exchanges ([`testing::raw`]).
 #![warn(missing_docs)]
 
 pub mod config;

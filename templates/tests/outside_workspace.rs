@@ -83,14 +83,21 @@ async fn an_extension_outside_the_workspace_needs_only_aep_sdk_and_tokio() {
             .into_iter()
             .map(|r| format!("{}: {:?} {:?}", r.id, r.reason, r.details))
             .collect();
-        assert!(failed.is_empty(), "{provider}: failed checks\n{}", failed.join("\n"));
+        assert!(
+            failed.is_empty(),
+            "{provider}: failed checks\n{}",
+            failed.join("\n")
+        );
         assert!(report.counts().passed > 0, "{provider}: nothing passed");
 
         let client = Client::new(url).expect("client");
         let request = ChatRequest::new(model, vec![Message::user("one two three")]);
         let chat = client.chat(provider, &request).await.expect("/chat");
         let mut updates = Vec::new();
-        let mut stream = client.chat_stream(provider, &request).await.expect("/chat/stream");
+        let mut stream = client
+            .chat_stream(provider, &request)
+            .await
+            .expect("/chat/stream");
         while let Some(update) = stream.next().await {
             updates.push(update.expect("an update"));
         }

@@ -1,7 +1,18 @@
 //! The three kinds of upstream this crate fronts, and everything that differs between
 //! them: identity, the texts of errors, the probes, what the request body carries.
 
-use aep_sdk::config::OptionSetDecl;
+/// `Agentstration.Extensions.LlamaCpp`, the reference's extension id.
+pub const LLAMACPP_EXTENSION_ID: &str = "Agentstration.Extensions.LlamaCpp";
+/// The reference llama.cpp provider id.
+pub const LLAMACPP_PROVIDER_ID: &str = "llamacpp";
+/// `Agentstration.Extensions.LocalAI`, the reference's extension id.
+pub const LOCALAI_EXTENSION_ID: &str = "Agentstration.Extensions.LocalAI";
+/// The reference LocalAI provider id.
+pub const LOCALAI_PROVIDER_ID: &str = "localai";
+/// `aep-openai`'s extension id.
+pub const OPENAI_EXTENSION_ID: &str = "aep.openai-compatible";
+/// `aep-openai`'s provider id.
+pub const OPENAI_PROVIDER_ID: &str = "openai";
 
 /// Which server is upstream.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -18,18 +29,18 @@ impl Flavor {
     /// The extension id.
     pub fn extension_id(self) -> &'static str {
         match self {
-            Flavor::LlamaCpp => crate::llamacpp::EXTENSION_ID,
-            Flavor::LocalAi => crate::localai::EXTENSION_ID,
-            Flavor::OpenAi => crate::openai::EXTENSION_ID,
+            Flavor::LlamaCpp => LLAMACPP_EXTENSION_ID,
+            Flavor::LocalAi => LOCALAI_EXTENSION_ID,
+            Flavor::OpenAi => OPENAI_EXTENSION_ID,
         }
     }
 
     /// The model provider id.
     pub fn provider_id(self) -> &'static str {
         match self {
-            Flavor::LlamaCpp => crate::llamacpp::PROVIDER_ID,
-            Flavor::LocalAi => crate::localai::PROVIDER_ID,
-            Flavor::OpenAi => crate::openai::PROVIDER_ID,
+            Flavor::LlamaCpp => LLAMACPP_PROVIDER_ID,
+            Flavor::LocalAi => LOCALAI_PROVIDER_ID,
+            Flavor::OpenAi => OPENAI_PROVIDER_ID,
         }
     }
 
@@ -67,14 +78,5 @@ impl Flavor {
     /// `vision: false` and drop them, as the reference does.
     pub fn sends_images(self) -> bool {
         matches!(self, Flavor::OpenAi)
-    }
-
-    /// The native option set, if the flavour has one.
-    pub fn option_set(self) -> Option<OptionSetDecl> {
-        match self {
-            Flavor::LlamaCpp => Some(crate::profile::llamacpp()),
-            Flavor::LocalAi => Some(crate::profile::localai()),
-            Flavor::OpenAi => None,
-        }
     }
 }

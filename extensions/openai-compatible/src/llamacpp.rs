@@ -5,10 +5,7 @@ use aep_sdk::prelude::*;
 
 use crate::upstream::Upstream;
 
-/// The reference's extension id.
-pub const EXTENSION_ID: &str = "Agentstration.Extensions.LlamaCpp";
-/// The reference's provider id.
-pub const PROVIDER_ID: &str = "llamacpp";
+pub use crate::flavor::{LLAMACPP_EXTENSION_ID as EXTENSION_ID, LLAMACPP_PROVIDER_ID as PROVIDER_ID};
 
 /// The llama.cpp extension.
 #[derive(Debug)]

@@ -5,10 +5,7 @@ use aep_sdk::prelude::*;
 
 use crate::upstream::Upstream;
 
-/// The reference's extension id.
-pub const EXTENSION_ID: &str = "Agentstration.Extensions.LocalAI";
-/// The reference's provider id.
-pub const PROVIDER_ID: &str = "localai";
+pub use crate::flavor::{LOCALAI_EXTENSION_ID as EXTENSION_ID, LOCALAI_PROVIDER_ID as PROVIDER_ID};
 
 /// The LocalAI extension.
 #[derive(Debug)]

@@ -6,10 +6,7 @@ use aep_sdk::prelude::*;
 
 use crate::upstream::Upstream;
 
-/// The extension id.
-pub const EXTENSION_ID: &str = "aep.openai-compatible";
-/// The provider id.
-pub const PROVIDER_ID: &str = "openai";
+pub use crate::flavor::{OPENAI_EXTENSION_ID as EXTENSION_ID, OPENAI_PROVIDER_ID as PROVIDER_ID};
 
 /// The OpenAI-compatible extension.
 #[derive(Debug)]

@@ -23,14 +23,14 @@ pub const LOCALAI_DIGEST: &str = "sha256:777cfcfe0d859075ca997418608416b3a6335ee
 
 /// The llama.cpp option set, bound to provider `llamacpp`.
 pub fn llamacpp() -> OptionSetDecl {
-    OptionSetDecl::new(LLAMACPP_SET, crate::llamacpp::PROVIDER_ID)
+    OptionSetDecl::new(LLAMACPP_SET, crate::flavor::LLAMACPP_PROVIDER_ID)
         .version(VERSION, LLAMACPP_SCHEMA)
         .expect_digest(VERSION, LLAMACPP_DIGEST)
 }
 
 /// The LocalAI option set, bound to provider `localai`.
 pub fn localai() -> OptionSetDecl {
-    OptionSetDecl::new(LOCALAI_SET, crate::localai::PROVIDER_ID)
+    OptionSetDecl::new(LOCALAI_SET, crate::flavor::LOCALAI_PROVIDER_ID)
         .version(VERSION, LOCALAI_SCHEMA)
         .expect_digest(VERSION, LOCALAI_DIGEST)
 }

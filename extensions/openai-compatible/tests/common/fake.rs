@@ -236,7 +236,7 @@ async fn chat(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: Bytes
             "data: {{\"x\":\"{}\"}}\n\n",
             "a".repeat(2 << 20)
         ))),
-        "reset" => frames.extend([first(), Frame::Reset]),
+        "reset" => frames.extend([first(), Frame::Pause(Duration::from_millis(50)), Frame::Reset]),
         "error-event" => frames.extend([
             first(),
             Frame::Text("data: {\"error\":{\"message\":\"out of memory\"}}\n\n".into()),
