@@ -1,13 +1,14 @@
 //! A chat through the upstream: map the request, send it, turn its chunks into a
-//! [`ChatStream`]. `/chat` folds the same stream (the SDK's default), so both framings
-//! share one path, one set of bounds and one cancellation story: dropping the stream
-//! drops the upstream request, which closes its socket.
+//! [`ChatStream`] ([`start`]), or, for `/chat`, ask for the answer in one piece as the
+//! reference does ([`once`]: servers such as llama-cpp-python report usage only there).
+//! Dropping the stream or the `/chat` future drops the upstream request, which closes
+//! its socket.
 
 use std::time::Duration;
 
 use aep_sdk::AepError;
 use aep_sdk::chat_stream;
-use aep_sdk::protocol::ChatRequest;
+use aep_sdk::protocol::{ChatRequest, ChatResponse};
 use aep_sdk::server::ChatStream;
 use futures::FutureExt;
 use futures::future::BoxFuture;
@@ -75,4 +76,24 @@ pub async fn start(
             }
         }
     })
+}
+
+/// A chat answered in one piece (`stream: false` upstream).
+pub async fn once(
+    client: &UpstreamClient,
+    request: ChatRequest,
+    native: Option<&serde_json::Value>,
+    settings: RequestSettings,
+) -> Result<ChatResponse, AepError> {
+    let flavor = settings.flavor;
+    let body = map::chat_body(
+        &request,
+        native,
+        RequestSettings {
+            stream: false,
+            ..settings
+        },
+    )?;
+    let answer = client.chat_once(&body).await.map_err(|e| e.into_aep(flavor))?;
+    map::chat_response(&answer, &request.model).map_err(|e| e.into_aep(flavor))
 }

@@ -34,6 +34,12 @@ impl LlamaCppExtension {
         self.0.chat(request, &ctx).await
     }
 
+    /// `/chat`: the answer in one piece (`stream: false` upstream, usage included).
+    #[chat(provider = "llamacpp")]
+    async fn chat_once(&self, request: ChatRequest, ctx: RequestContext) -> Result<ChatResponse, AepError> {
+        self.0.chat_once(request, &ctx).await
+    }
+
     /// `/v1/models`, with one capability list from `/props`.
     #[models(provider = "llamacpp")]
     async fn models(&self) -> Result<Vec<ModelDescriptor>, AepError> {

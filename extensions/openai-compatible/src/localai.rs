@@ -34,6 +34,12 @@ impl LocalAiExtension {
         self.0.chat(request, &ctx).await
     }
 
+    /// `/chat`: the answer in one piece (`stream: false` upstream, usage included).
+    #[chat(provider = "localai")]
+    async fn chat_once(&self, request: ChatRequest, ctx: RequestContext) -> Result<ChatResponse, AepError> {
+        self.0.chat_once(request, &ctx).await
+    }
+
     /// `/v1/models/capabilities`: the chat models and what each reports.
     #[models(provider = "localai")]
     async fn models(&self) -> Result<Vec<ModelDescriptor>, AepError> {

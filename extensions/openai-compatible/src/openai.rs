@@ -34,6 +34,12 @@ impl OpenAiExtension {
         self.0.chat(request, &ctx).await
     }
 
+    /// `/chat`: the answer in one piece (`stream: false` upstream, usage included).
+    #[chat(provider = "openai")]
+    async fn chat_once(&self, request: ChatRequest, ctx: RequestContext) -> Result<ChatResponse, AepError> {
+        self.0.chat_once(request, &ctx).await
+    }
+
     /// `/v1/models`, each with the configured capabilities.
     #[models(provider = "openai")]
     async fn models(&self) -> Result<Vec<ModelDescriptor>, AepError> {

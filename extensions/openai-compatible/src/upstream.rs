@@ -2,7 +2,7 @@
 //! calls that differ only by flavour.
 
 use aep_sdk::AepError;
-use aep_sdk::protocol::{ChatRequest, Health, ModelDescriptor};
+use aep_sdk::protocol::{ChatRequest, ChatResponse, Health, ModelDescriptor};
 use aep_sdk::server::{ChatStream, RequestContext};
 
 use crate::client::UpstreamClient;
@@ -39,18 +39,38 @@ impl Upstream {
         &self.client
     }
 
-    /// A streamed chat.
-    pub async fn chat(&self, request: ChatRequest, ctx: &RequestContext) -> Result<ChatStream, AepError> {
-        let settings = RequestSettings {
+    fn settings(&self, stream: bool) -> RequestSettings {
+        RequestSettings {
             flavor: self.config.flavor,
             include_usage: self.config.tuning.include_usage,
-        };
+            stream,
+        }
+    }
+
+    /// A streamed chat.
+    pub async fn chat(&self, request: ChatRequest, ctx: &RequestContext) -> Result<ChatStream, AepError> {
+        let wait = self.config.tuning.stream_start_wait;
         chat::start(
             &self.client,
             request,
             ctx.native_options_json(),
-            settings,
-            self.config.tuning.stream_start_wait,
+            self.settings(true),
+            wait,
+        )
+        .await
+    }
+
+    /// A chat answered in one piece.
+    pub async fn chat_once(
+        &self,
+        request: ChatRequest,
+        ctx: &RequestContext,
+    ) -> Result<ChatResponse, AepError> {
+        chat::once(
+            &self.client,
+            request,
+            ctx.native_options_json(),
+            self.settings(false),
         )
         .await
     }

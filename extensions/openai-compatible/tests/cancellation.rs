@@ -1,6 +1,6 @@
 //! A client that goes away cancels the upstream request: the stand-in sees its stream's
-//! body dropped (the socket closed) and stops producing, for a dropped stream and for an
-//! abandoned `/chat`.
+//! body dropped (the socket closed) and stops producing, for a dropped stream; for an
+//! abandoned `/chat` it sees its request go away.
 
 mod common;
 

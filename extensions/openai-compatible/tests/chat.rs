@@ -10,7 +10,7 @@ use common::{FLAVORS, stand, stand_with};
 use serde_json::json;
 
 #[tokio::test]
-async fn text_streams_word_by_word_and_chat_is_its_fold() {
+async fn text_streams_word_by_word_and_chat_answers_in_one_piece() {
     for flavor in FLAVORS {
         let stand = stand(flavor).await;
         let updates = stand.stream("smollm2", "one two three").await.unwrap();
@@ -36,11 +36,21 @@ async fn text_streams_word_by_word_and_chat_is_its_fold() {
             json!([{"role": "user", "content": "one two three"}])
         );
 
+        // /chat asks for the answer in one piece, as the reference does: same text and
+        // finish as the fold of the stream, and the usage the upstream reports there.
         let request = ChatRequest::new("smollm2", vec![Message::user("one two three")]);
         let chat: ChatResponse = stand.client.chat(stand.provider(), &request).await.unwrap();
+        assert_eq!(stand.fake.last_request()["stream"], false);
+        assert!(stand.fake.last_request().get("stream_options").is_none());
         let folded = collect_stream(ChatStream::from_updates(updates)).await.unwrap();
-        assert_eq!(chat, folded, "{flavor:?}");
+        assert_eq!(
+            (chat.all_text(), chat.finish_reason),
+            (folded.all_text(), folded.finish_reason),
+            "{flavor:?}"
+        );
         assert_eq!(chat.all_text(), "one two three");
+        let usage = chat.usage.expect("usage on /chat");
+        assert_eq!((usage.input_tokens, usage.output_tokens), (Some(3), Some(3)));
     }
 }
 
@@ -101,9 +111,16 @@ async fn reasoning_deltas_become_reasoning_content() {
     let stand = stand(Flavor::LlamaCpp).await;
     let request = ChatRequest::new("reasoning", vec![Message::user("why?")]);
     let chat = stand.client.chat("llamacpp", &request).await.unwrap();
-    let contents = &chat.messages[0].contents;
-    assert_eq!(contents[0].data.as_ref().unwrap()["text"], "Let me think.");
-    assert_eq!(contents[1].text.as_deref(), Some("Answer."));
+    let streamed = collect_stream(ChatStream::from_updates(
+        stand.stream_request(&request).await.unwrap(),
+    ))
+    .await
+    .unwrap();
+    for answer in [chat, streamed] {
+        let contents = &answer.messages[0].contents;
+        assert_eq!(contents[0].data.as_ref().unwrap()["text"], "Let me think.");
+        assert_eq!(contents[1].text.as_deref(), Some("Answer."));
+    }
 }
 
 #[tokio::test]

@@ -108,10 +108,39 @@ async fn failures_mid_stream_end_with_a_terminal_error_update_within_the_bound()
                 "{flavor:?} {model}: {error}"
             );
             assert!(started.elapsed() < BOUND, "{model}");
-            // /chat: the same failure as an HTTP error.
+        }
+    }
+}
+
+/// `(model, status, code)` of failures of a non-streamed answer (`/chat`).
+const ONCE: [(&str, u16, &str); 3] = [
+    ("stall", 504, "timeout"),
+    ("empty-choices", 502, "invalid_response"),
+    ("garbage", 502, "invalid_response"),
+];
+
+#[tokio::test]
+async fn failures_of_a_non_streamed_answer_are_http_errors_within_the_bound() {
+    for flavor in FLAVORS {
+        let stand = stand(flavor).await;
+        for (model, status, code) in ONCE {
             let request = ChatRequest::new(model, vec![Message::user("x")]);
             let error = stand.client.chat(stand.provider(), &request).await.unwrap_err();
-            assert_eq!(error.remote.unwrap().code, code, "{flavor:?} {model} on /chat");
+            assert_eq!(
+                error.status.map(|s| s.as_u16()),
+                Some(status),
+                "{flavor:?} {model}: {error}"
+            );
+            assert_eq!(error.remote.unwrap().code, code, "{flavor:?} {model}");
         }
+        let request = ChatRequest::new("empty-choices", vec![Message::user("x")]);
+        let error = stand.client.chat(stand.provider(), &request).await.unwrap_err();
+        assert!(
+            error
+                .remote
+                .unwrap()
+                .message
+                .ends_with("returned no chat completion choice.")
+        );
     }
 }

@@ -55,6 +55,9 @@ pub enum UpstreamError {
     /// An `{"error": ...}` event inside a `200` stream: the generation failed.
     #[error("failed mid-stream: {0}")]
     Stream(String),
+    /// A non-streamed answer without `choices[0].message`.
+    #[error("an answer without a chat completion choice")]
+    NoChoice,
     /// The stream ended before a chunk with a `finish_reason`.
     #[error("the stream ended before its finish_reason")]
     Truncated,
@@ -107,6 +110,11 @@ impl UpstreamError {
                 StatusCode::BAD_GATEWAY,
                 INVALID_RESPONSE,
                 format!("{name} sent a {error}."),
+            ),
+            UpstreamError::NoChoice => AepError::new(
+                StatusCode::BAD_GATEWAY,
+                INVALID_RESPONSE,
+                format!("{name} returned no chat completion choice."),
             ),
             UpstreamError::Stream(message) => {
                 AepError::request_failed(format!("{name} failed mid-stream: {message}"))

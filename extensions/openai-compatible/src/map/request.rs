@@ -15,11 +15,13 @@ use crate::profile;
 pub struct RequestSettings {
     /// The upstream kind.
     pub flavor: Flavor,
-    /// Ask for the usage chunk (`stream_options.include_usage`).
+    /// Ask for the usage chunk (`stream_options.include_usage`; streams only).
     pub include_usage: bool,
+    /// A streamed answer (`/chat/stream`) or one in a piece (`/chat`, as the reference).
+    pub stream: bool,
 }
 
-/// The body of `POST v1/chat/completions` (always streamed: `/chat` folds the stream).
+/// The body of `POST v1/chat/completions`.
 /// `native` is the validated native option values, if the request has them.
 pub fn chat_body(
     request: &ChatRequest,
@@ -46,8 +48,8 @@ pub fn chat_body(
     body.insert("model".into(), json!(request.model));
     let messages: Vec<Value> = request.messages.iter().map(|m| message(m, flavor)).collect();
     body.insert("messages".into(), Value::Array(messages));
-    body.insert("stream".into(), json!(true));
-    if settings.include_usage {
+    body.insert("stream".into(), json!(settings.stream));
+    if settings.stream && settings.include_usage {
         body.insert("stream_options".into(), json!({"include_usage": true}));
     }
     let options = request.options.as_ref();
@@ -203,6 +205,7 @@ mod tests {
         RequestSettings {
             flavor,
             include_usage: false,
+            stream: true,
         }
     }
 

@@ -190,7 +190,7 @@ pub fn arguments(text: &str) -> Value {
     serde_json::from_str(text).unwrap_or_else(|_| json!({"value": text}))
 }
 
-fn finish_reason(reason: &str) -> FinishReason {
+pub(crate) fn finish_reason(reason: &str) -> FinishReason {
     match reason {
         "stop" => FinishReason::Stop,
         "length" => FinishReason::Length,
@@ -200,7 +200,7 @@ fn finish_reason(reason: &str) -> FinishReason {
     }
 }
 
-fn role(role: &str) -> Option<Role> {
+pub(crate) fn role(role: &str) -> Option<Role> {
     match role {
         "system" => Some(Role::System),
         "user" => Some(Role::User),
@@ -210,7 +210,7 @@ fn role(role: &str) -> Option<Role> {
     }
 }
 
-fn usage(value: &Value) -> Option<Usage> {
+pub(crate) fn usage(value: &Value) -> Option<Usage> {
     let object = value.as_object()?;
     let count = |key: &str| object.get(key).and_then(Value::as_u64);
     Some(Usage {

@@ -4,7 +4,8 @@
 //! `POST /v1/chat/completions` streams `data:` lines ending in `data: [DONE]` (a role
 //! chunk, content chunks, a finish chunk, and a `"choices": []` usage chunk when
 //! `stream_options.include_usage` is set), or answers a `chat.completion` object when
-//! `stream` is false. What it does is chosen by the request's `model`:
+//! `stream` is false (`paced` and `stall` then never answer, `empty-choices` has no
+//! choice, `garbage` is not JSON). What it does is chosen by the request's `model`:
 //!
 //! | model | behaviour |
 //! |---|---|
@@ -192,8 +193,25 @@ async fn chat(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: Bytes
     let words: Vec<String> = text.split_inclusive(' ').map(str::to_owned).collect();
     let include_usage = request["stream_options"]["include_usage"] == true;
     if request["stream"] != true {
+        // A `/chat` whose client goes away drops this future (and the guard).
+        let _guard = CloseGuard(shared.clone());
+        match model.as_str() {
+            "paced" | "stall" => std::future::pending::<()>().await,
+            "empty-choices" => {
+                return axum::Json(json!({"id": "x", "object": "chat.completion", "choices": []}))
+                    .into_response();
+            }
+            "garbage" => return (StatusCode::OK, "this is not JSON").into_response(),
+            _ => {}
+        }
+        let message = match model.as_str() {
+            "reasoning" => {
+                json!({"role": "assistant", "reasoning_content": "Let me think.", "content": "Answer."})
+            }
+            _ => json!({"role": "assistant", "content": text}),
+        };
         let body = json!({"id": "chatcmpl-fake", "object": "chat.completion", "created": 1, "model": model,
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+            "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
             "usage": {"prompt_tokens": 3, "completion_tokens": words.len(), "total_tokens": 3 + words.len()}});
         return axum::Json(body).into_response();
     }
