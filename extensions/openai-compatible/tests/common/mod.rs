@@ -62,6 +62,13 @@ pub async fn serve(config: UpstreamConfig) -> (TestServer, Client) {
     (server, client)
 }
 
+/// An extension in front of some other upstream (a real server).
+pub struct Stand2 {
+    pub server: TestServer,
+    pub client: Client,
+    pub flavor: Flavor,
+}
+
 pub async fn stand(flavor: Flavor) -> Stand {
     stand_with(flavor, |_| {}).await
 }
