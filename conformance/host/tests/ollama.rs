@@ -120,6 +120,7 @@ async fn the_demo_uses_ollama_when_ollama_host_answers() {
     let options = aep_host::demo::DemoOptions {
         ollama: Some(fake.base_url()),
         model: None,
+        openai: None,
     };
     let mut out = Vec::new();
     let report = aep_host::demo::run_with(&mut out, options).await.unwrap();
@@ -155,6 +156,7 @@ async fn the_demo_falls_back_to_the_scripted_model_when_ollama_is_down() {
     let options = aep_host::demo::DemoOptions {
         ollama: Some(common::dead_url().await),
         model: None,
+        openai: None,
     };
     let mut out = Vec::new();
     let report = aep_host::demo::run_with(&mut out, options).await.unwrap();

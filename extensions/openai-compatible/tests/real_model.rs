@@ -266,4 +266,23 @@ async fn real_tokens_usage_conformance_cancellation_and_an_agent_turn() {
         outcome.stop
     );
     assert!(!events.is_empty());
+
+    // `aep-host demo` with AEP_OPENAI_BASE_URL: the demo's chat goes through aep-openai
+    // to the real model.
+    let options = aep_host::demo::DemoOptions {
+        ollama: None,
+        openai: Some(real.base_url.clone()),
+        model: Some(MODEL.to_owned()),
+    };
+    let mut out = Vec::new();
+    let report = aep_host::demo::run_with(&mut out, options)
+        .await
+        .expect("the demo runs with the real model");
+    let printed = String::from_utf8(out).unwrap();
+    assert!(printed.contains("aep-openai in front of"), "{printed}");
+    assert!(
+        printed.contains(&format!("model aep.openai-compatible/openai/{MODEL}")),
+        "{printed}"
+    );
+    assert!(!report.digest.is_empty());
 }

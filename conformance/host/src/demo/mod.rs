@@ -6,6 +6,8 @@
 //! and a streamed chat in which the model asks for `hash.compute` and answers with its
 //! result, printing what happens at each step.
 //!
+//! When `AEP_OPENAI_BASE_URL` names an OpenAI-compatible server that answers (and Ollama
+//! is not used), the chat goes through `aep-openai` in front of it.
 //! When `OLLAMA_HOST` is set and answers, the chat uses the Ollama extension
 //! (`aep-ollama`, started in-process in front of that Ollama) with an installed model
 //! that supports tools (or `AEP_HOST_DEMO_MODEL`) instead of the scripted one.
@@ -43,16 +45,21 @@ pub const DEMO_TEXT: &str = "hello from aep-host";
 pub struct DemoOptions {
     /// An Ollama address (`OLLAMA_HOST` syntax); when it answers, the chat uses a real model.
     pub ollama: Option<String>,
-    /// The Ollama model to use (default: the first installed one that supports tools).
+    /// An OpenAI-compatible server's base URL (`AEP_OPENAI_BASE_URL`, without `/v1`);
+    /// when it answers (and Ollama is not used), the chat goes through `aep-openai`.
+    pub openai: Option<String>,
+    /// The model to use (default: Ollama's first installed one that supports tools, or
+    /// the OpenAI-compatible server's first listed one).
     pub model: Option<String>,
 }
 
 impl DemoOptions {
-    /// `OLLAMA_HOST` and `AEP_HOST_DEMO_MODEL` from the environment.
+    /// `OLLAMA_HOST`, `AEP_OPENAI_BASE_URL` and `AEP_HOST_DEMO_MODEL` from the environment.
     pub fn from_env() -> Self {
         let var = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
         Self {
             ollama: var("OLLAMA_HOST"),
+            openai: var("AEP_OPENAI_BASE_URL"),
             model: var("AEP_HOST_DEMO_MODEL"),
         }
     }

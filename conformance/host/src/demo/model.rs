@@ -1,11 +1,16 @@
 //! Which model the demo talks to: the scripted provider, or, when `OLLAMA_HOST` answers,
 //! the Ollama extension (`aep-ollama`) in front of it with an installed model that
-//! supports tools.
+//! supports tools, or, when `AEP_OPENAI_BASE_URL` answers, `aep-openai` in front of that
+//! OpenAI-compatible server.
 
 use std::time::Duration;
 
 use aep_ollama::config::{OllamaConfig, parse_ollama_url};
 use aep_ollama::{EXTENSION_ID as OLLAMA_EXTENSION_ID, OllamaExtension, PROVIDER_ID as OLLAMA_PROVIDER_ID};
+use aep_openai_compatible::config::UpstreamConfig;
+use aep_openai_compatible::flavor::{Flavor, OPENAI_EXTENSION_ID, OPENAI_PROVIDER_ID};
+use aep_openai_compatible::openai::OpenAiExtension;
+use aep_openai_compatible::upstream::Upstream;
 use aep_sdk::client::Client;
 use aep_sdk::server::AepExtension;
 
@@ -37,6 +42,14 @@ pub(crate) async fn choose(options: &DemoOptions, notes: &mut Vec<String>) -> Re
             Ok(choice) => return Ok(choice),
             Err(why) => notes.push(format!(
                 "OLLAMA_HOST={host}: {why}; using the scripted model instead"
+            )),
+        }
+    }
+    if let Some(base) = &options.openai {
+        match openai(base, options.model.as_deref()).await {
+            Ok(choice) => return Ok(choice),
+            Err(why) => notes.push(format!(
+                "AEP_OPENAI_BASE_URL={base}: {why}; using the scripted model instead"
             )),
         }
     }
@@ -99,5 +112,45 @@ async fn ollama(host: &str, model: Option<&str>) -> std::result::Result<ModelCho
         reference: ModelRef::new(OLLAMA_EXTENSION_ID, OLLAMA_PROVIDER_ID, &model),
         system: Some(SYSTEM_PROMPT),
         what: format!("aep-ollama in front of Ollama at {url}, model {model}"),
+    })
+}
+
+async fn openai(base: &str, model: Option<&str>) -> std::result::Result<ModelChoice, String> {
+    let mut config = UpstreamConfig::new(Flavor::OpenAi, base).map_err(|e| e.to_string())?;
+    config.tuning.probe_timeout = PROBE;
+    let url = config.endpoint.clone();
+    let extension = aep_openai_compatible::build(OpenAiExtension(
+        Upstream::new(config, vec!["tools".to_owned()]).map_err(|e| e.to_string())?,
+    ))
+    .map_err(|e| e.to_string())?;
+    let server = LocalExtension::start(extension)
+        .await
+        .map_err(|e| e.to_string())?;
+    let client = Client::builder(&server.base_url)
+        .read_timeout(PROBE)
+        .build()
+        .map_err(|e| e.to_string())?;
+    let listed = match client.models(OPENAI_PROVIDER_ID).await {
+        Ok(models) => models,
+        Err(error) => {
+            server.stop().await;
+            return Err(format!("not answering ({error})"));
+        }
+    };
+    let model = match model
+        .map(str::to_owned)
+        .or_else(|| listed.first().map(|m| m.id.clone()))
+    {
+        Some(model) => model,
+        None => {
+            server.stop().await;
+            return Err("it lists no model (set AEP_HOST_DEMO_MODEL to pick one)".to_owned());
+        }
+    };
+    Ok(ModelChoice {
+        server,
+        reference: ModelRef::new(OPENAI_EXTENSION_ID, OPENAI_PROVIDER_ID, &model),
+        system: Some(SYSTEM_PROMPT),
+        what: format!("aep-openai in front of {url}, model {model}"),
     })
 }
