@@ -31,6 +31,8 @@ enum Command {
     Mcp,
     /// 4. Ollama proxy overhead.
     Ollama,
+    /// 8. OpenAI-compatible proxy overhead (stand-in out of process).
+    Openai,
     /// 6. host tool resolution, cold and warm.
     Host,
     /// 5. memory (and 7. per-stream memory).
@@ -45,6 +47,12 @@ enum Command {
     /// Serve one variant until killed (used by the memory measurement).
     #[command(hide = true)]
     Serve { kind: String },
+    /// Serve the OpenAI-compatible stand-in until killed (used by measurement 8).
+    #[command(hide = true)]
+    Upstream {
+        #[arg(long, default_value = "127.0.0.1:0")]
+        listen: String,
+    },
 }
 
 fn report_path() -> PathBuf {
@@ -59,6 +67,10 @@ async fn main() {
     let cli = Cli::parse();
     if let Command::Serve { kind } = &cli.command {
         servers::serve_forever(kind).await;
+        return;
+    }
+    if let Command::Upstream { listen } = &cli.command {
+        measure::openai::serve_upstream(listen).await;
         return;
     }
     eprintln!("machine: {}", report::machine());
@@ -81,6 +93,10 @@ async fn main() {
     if all || matches!(cli.command, Command::Ollama) {
         eprintln!("measuring 4. Ollama proxy overhead ...");
         rows.extend(measure::ollama::rows().await);
+    }
+    if all || matches!(cli.command, Command::Openai) {
+        eprintln!("measuring 8. OpenAI-compatible proxy overhead ...");
+        rows.extend(measure::openai::rows().await);
     }
     if all || matches!(cli.command, Command::Host) {
         eprintln!("measuring 6. host tool resolution ...");

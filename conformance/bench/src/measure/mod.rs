@@ -8,6 +8,7 @@ pub mod load;
 pub mod mcp;
 pub mod memory;
 pub mod ollama;
+pub mod openai;
 pub mod stream;
 
 use std::time::{Duration, Instant};

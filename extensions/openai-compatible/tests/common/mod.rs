@@ -2,8 +2,6 @@
 //! loopback port, and the canonical AEP client.
 #![allow(dead_code)]
 
-pub mod fake;
-
 use std::time::Duration;
 
 use aep_openai_compatible::config::{Tuning, UpstreamConfig};
@@ -17,7 +15,7 @@ use aep_sdk::protocol::{ChatRequest, ChatUpdate, Message};
 use aep_sdk::testing::{TestServer, spawn};
 use futures::StreamExt;
 
-pub use fake::Fake;
+pub use fake_openai::Fake;
 
 /// Upper bound of any single wait in these tests.
 pub const BOUND: Duration = Duration::from_secs(10);

@@ -13,6 +13,7 @@
 //! | `tools` | text, then a tool call split over several chunks, finish `tool_calls` |
 //! | `reasoning` | `reasoning_content` deltas, then content |
 //! | `paced` | 2,000 words, one every 10 ms (for cancellation) |
+//! | `paced:N:MS` | `N` words, one every `MS` ms (benchmarks; `paced:5000:0` is unpaced) |
 //! | `stall` | one chunk, then silence |
 //! | `malformed` | one chunk, then a `data:` line that is not JSON |
 //! | `oversized` | a 2 MiB `data:` line |
@@ -26,10 +27,12 @@
 //!
 //! `GET /v1/models`, `/props` (llama.cpp), `/health` (llama.cpp; 503 while
 //! [`Fake::set_loading`]), `/readyz` (LocalAI), `/v1/models/capabilities` (LocalAI).
+//! `GET /_fake/stats` reports its counters as JSON (for an out-of-process observer).
 //! With [`Fake::require_key`], every route wants `Authorization: Bearer <key>` (401).
 //! Every chat body is recorded; a stream counts as closed when its body is dropped
-//! (the client went away or finished).
-#![allow(dead_code)]
+//! (the client went away or finished). `fake-openai --listen ADDR` runs it as a process
+//! (what the benchmark does) and prints `listening on http://...`.
+#![warn(missing_docs)]
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -44,21 +47,32 @@ use axum::routing::{get, post};
 use futures::StreamExt;
 use serde_json::{Value, json};
 
+/// What the stand-in saw and how it behaves.
 #[derive(Default)]
 pub struct Shared {
+    /// Every chat body, in arrival order.
     pub requests: Mutex<Vec<Value>>,
+    /// Their headers.
     pub headers: Mutex<Vec<HeaderMap>>,
+    /// Streams started.
     pub streams_opened: AtomicUsize,
+    /// Chat answers whose body (or, non-streamed, whose handler) was dropped.
     pub streams_closed: AtomicUsize,
     /// Chunks written by paced streams (stops growing when a stream is dropped).
     pub paced_chunks: AtomicUsize,
+    /// `/health` and `/readyz` answer 503 `Loading model`.
     pub loading: AtomicBool,
+    /// The bearer key every route wants, if any.
     pub key: Mutex<Option<String>>,
+    /// `/v1/models/capabilities` answers 404 (a LocalAI without it).
     pub no_capabilities_route: AtomicBool,
 }
 
+/// The stand-in, serving on a loopback port until dropped.
 pub struct Fake {
+    /// Its state.
     pub shared: Arc<Shared>,
+    /// `http://127.0.0.1:PORT`.
     pub base_url: String,
     _task: tokio::task::JoinHandle<()>,
 }
@@ -70,7 +84,13 @@ impl Drop for Fake {
 }
 
 impl Fake {
+    /// Serves on `127.0.0.1:0`.
     pub async fn start() -> Fake {
+        Self::start_on("127.0.0.1:0").await
+    }
+
+    /// Serves on `addr`.
+    pub async fn start_on(addr: &str) -> Fake {
         let shared = Arc::new(Shared::default());
         let router = Router::new()
             .route("/v1/chat/completions", post(chat))
@@ -79,8 +99,11 @@ impl Fake {
             .route("/health", get(health))
             .route("/readyz", get(health))
             .route("/v1/models/capabilities", get(capabilities))
+            .route("/_fake/stats", get(stats))
             .with_state(shared.clone());
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let listener = tokio::net::TcpListener::bind(addr)
+            .await
+            .expect("bind the stand-in's address");
         let base_url = format!("http://{}", listener.local_addr().unwrap());
         let task = tokio::spawn(async move {
             let _ = axum::serve(listener, router).await;
@@ -92,22 +115,27 @@ impl Fake {
         }
     }
 
+    /// Every chat body received.
     pub fn requests(&self) -> Vec<Value> {
         self.shared.requests.lock().unwrap().clone()
     }
 
+    /// The last chat body.
     pub fn last_request(&self) -> Value {
         self.requests().pop().expect("a recorded request")
     }
 
+    /// Makes the health routes answer 503 (or not).
     pub fn set_loading(&self, loading: bool) {
         self.shared.loading.store(loading, Ordering::SeqCst);
     }
 
+    /// Requires `Authorization: Bearer key` on every route.
     pub fn require_key(&self, key: &str) {
         *self.shared.key.lock().unwrap() = Some(key.to_owned());
     }
 
+    /// Chat answers closed so far.
     pub fn closed(&self) -> usize {
         self.shared.streams_closed.load(Ordering::SeqCst)
     }
@@ -134,6 +162,14 @@ fn chunk(model: &str, delta: Value, finish: Option<&str>) -> String {
     let body = json!({"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": 1, "model": model,
                       "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]});
     format!("data: {body}\n\n")
+}
+
+/// `paced` (2,000 words, 10 ms apart) or `paced:N:MS`.
+fn pacing(model: &str) -> (usize, Duration) {
+    let mut parts = model.split(':').skip(1);
+    let count = parts.next().and_then(|n| n.parse().ok()).unwrap_or(2000);
+    let pause = parts.next().and_then(|n| n.parse().ok()).unwrap_or(10);
+    (count, Duration::from_millis(pause))
 }
 
 fn last_user_text(request: &Value) -> String {
@@ -242,9 +278,12 @@ async fn chat(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: Bytes
             }
             frames.push(Frame::Text(chunk(m, json!({"content": "Answer."}), None)));
         }
-        "paced" => {
-            for i in 0..2000 {
-                frames.push(Frame::Pause(Duration::from_millis(10)));
+        paced if paced == "paced" || paced.starts_with("paced:") => {
+            let (count, pause) = pacing(paced);
+            for i in 0..count {
+                if !pause.is_zero() {
+                    frames.push(Frame::Pause(pause));
+                }
                 frames.push(Frame::Text(chunk(m, json!({"content": format!("w{i} ")}), None)));
             }
         }
@@ -288,7 +327,7 @@ async fn chat(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: Bytes
     }
     shared.streams_opened.fetch_add(1, Ordering::SeqCst);
     let guard = CloseGuard(shared.clone());
-    let paced = m == "paced";
+    let paced = m == "paced" || m.starts_with("paced:");
     let counter = shared.clone();
     let stream = futures::stream::iter(frames).then(move |frame| {
         let _keep = &guard;
@@ -371,5 +410,15 @@ async fn capabilities(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> 
          "input_modalities": ["text", "image"], "output_modalities": ["text"]},
         {"id": "embedder", "object": "model", "capabilities": ["embeddings"]}
     ]}))
+    .into_response()
+}
+
+/// `GET /_fake/stats`: what an out-of-process observer (the benchmark) needs to know.
+async fn stats(State(shared): State<Arc<Shared>>) -> Response {
+    axum::Json(json!({
+        "requests": shared.requests.lock().unwrap().len(),
+        "streamsOpened": shared.streams_opened.load(Ordering::SeqCst),
+        "streamsClosed": shared.streams_closed.load(Ordering::SeqCst),
+    }))
     .into_response()
 }
