@@ -83,3 +83,31 @@ where
     }
     (sdk, base)
 }
+
+/// Reads a framed body (SSE events or NDJSON lines), noting when each frame arrived.
+pub async fn frames(
+    response: reqwest::Response,
+    start: Instant,
+    first_text: &[u8],
+) -> (Duration, Vec<Instant>, Duration) {
+    let mut first = None;
+    let mut arrivals = Vec::new();
+    let mut body = response.bytes_stream();
+    while let Some(chunk) = body.next().await {
+        let chunk = chunk.expect("body");
+        let now = Instant::now();
+        if first.is_none() && chunk.windows(first_text.len()).any(|w| w == first_text) {
+            first = Some(now - start);
+        }
+        arrivals.push(now);
+    }
+    (
+        first.unwrap_or_else(|| start.elapsed()),
+        arrivals,
+        start.elapsed(),
+    )
+}
+
+pub fn micros(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e6
+}

@@ -13,7 +13,7 @@ use fake_ollama::{FakeOllama, Reply};
 use futures::StreamExt;
 use serde_json::json;
 
-use super::{ROUNDS, http, interleave};
+use super::{ROUNDS, frames, http, interleave, micros};
 use crate::report::Row;
 use crate::stats::percentile;
 
@@ -74,34 +74,6 @@ async fn direct(s: &Setup) -> (Duration, Vec<Instant>, Duration) {
         .expect("direct");
     assert!(response.status().is_success());
     frames(response, start, b"{\"model\"").await
-}
-
-/// Reads a framed body (SSE events or NDJSON lines), noting when each frame arrived.
-async fn frames(
-    response: reqwest::Response,
-    start: Instant,
-    first_text: &[u8],
-) -> (Duration, Vec<Instant>, Duration) {
-    let mut first = None;
-    let mut arrivals = Vec::new();
-    let mut body = response.bytes_stream();
-    while let Some(chunk) = body.next().await {
-        let chunk = chunk.expect("body");
-        let now = Instant::now();
-        if first.is_none() && chunk.windows(first_text.len()).any(|w| w == first_text) {
-            first = Some(now - start);
-        }
-        arrivals.push(now);
-    }
-    (
-        first.unwrap_or_else(|| start.elapsed()),
-        arrivals,
-        start.elapsed(),
-    )
-}
-
-fn micros(d: Duration) -> f64 {
-    d.as_secs_f64() * 1e6
 }
 
 fn gaps(arrivals: &[Instant]) -> Vec<f64> {

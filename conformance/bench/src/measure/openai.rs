@@ -17,7 +17,7 @@ use futures::StreamExt;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, BufReader};
 
-use super::{ROUNDS, http, interleave};
+use super::{ROUNDS, frames, http, interleave, micros};
 use crate::report::Row;
 use crate::stats::percentile;
 
@@ -95,33 +95,6 @@ async fn direct(s: &Setup, model: &str) -> (Duration, Vec<Instant>, Duration) {
         .expect("direct");
     assert!(response.status().is_success());
     frames(response, start, b"\"content\":\"hello").await
-}
-
-async fn frames(
-    response: reqwest::Response,
-    start: Instant,
-    first_text: &[u8],
-) -> (Duration, Vec<Instant>, Duration) {
-    let mut first = None;
-    let mut arrivals = Vec::new();
-    let mut body = response.bytes_stream();
-    while let Some(chunk) = body.next().await {
-        let chunk = chunk.expect("body");
-        let now = Instant::now();
-        if first.is_none() && chunk.windows(first_text.len()).any(|w| w == first_text) {
-            first = Some(now - start);
-        }
-        arrivals.push(now);
-    }
-    (
-        first.unwrap_or_else(|| start.elapsed()),
-        arrivals,
-        start.elapsed(),
-    )
-}
-
-fn micros(d: Duration) -> f64 {
-    d.as_secs_f64() * 1e6
 }
 
 async fn closed(s: &Setup) -> u64 {

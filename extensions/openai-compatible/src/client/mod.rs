@@ -104,48 +104,35 @@ impl UpstreamClient {
     /// `POST v1/chat/completions` with `body` (which asks for no stream), the whole
     /// exchange within the first-byte bound, as the reference does: the answer's JSON.
     pub async fn chat_once(&self, body: &Value) -> Result<Value, UpstreamError> {
-        let bound = self.tuning.first_byte_timeout;
-        let exchange = async {
-            let response = self
-                .http
-                .post(self.url("v1/chat/completions"))
-                .json(body)
-                .send()
-                .await
-                .map_err(|e| send_error(&e))?;
-            let status = response.status().as_u16();
-            let body = response
-                .bytes()
-                .await
-                .map_err(|e| UpstreamError::ConnectionLost {
-                    reason: error_chain(&e),
-                })?;
-            if !(200..300).contains(&status) {
-                return Err(UpstreamError::Http {
-                    status,
-                    message: error_message(self.flavor, status, &body),
-                });
-            }
-            serde_json::from_slice(&body)
-                .map_err(|e| UpstreamError::Malformed(format!("chat completion: {e}")))
-        };
-        tokio::time::timeout(bound, exchange)
-            .await
-            .unwrap_or(Err(UpstreamError::Timeout {
-                after: bound,
-                during: "before its answer",
-            }))
+        let request = self.http.post(self.url("v1/chat/completions")).json(body);
+        let (status, body) = self
+            .exchange(request, self.tuning.first_byte_timeout, "before its answer")
+            .await?;
+        if !(200..300).contains(&status) {
+            return Err(UpstreamError::Http {
+                status,
+                message: error_message(self.flavor, status, &body),
+            });
+        }
+        serde_json::from_slice(&body).map_err(|e| UpstreamError::Malformed(format!("chat completion: {e}")))
     }
 
     /// `GET path` as a whole within the probe bound: the status and the body.
     pub async fn probe(&self, path: &str) -> Result<(u16, Bytes), UpstreamError> {
+        let request = self.http.get(self.url(path));
+        self.exchange(request, self.tuning.probe_timeout, "answering a probe")
+            .await
+    }
+
+    /// Sends `request` and reads its whole answer within `bound`.
+    async fn exchange(
+        &self,
+        request: reqwest::RequestBuilder,
+        bound: std::time::Duration,
+        during: &'static str,
+    ) -> Result<(u16, Bytes), UpstreamError> {
         let exchange = async {
-            let response = self
-                .http
-                .get(self.url(path))
-                .send()
-                .await
-                .map_err(|e| send_error(&e))?;
+            let response = request.send().await.map_err(|e| send_error(&e))?;
             let status = response.status().as_u16();
             let body = response
                 .bytes()
@@ -155,12 +142,9 @@ impl UpstreamClient {
                 })?;
             Ok((status, body))
         };
-        tokio::time::timeout(self.tuning.probe_timeout, exchange)
+        tokio::time::timeout(bound, exchange)
             .await
-            .unwrap_or(Err(UpstreamError::Timeout {
-                after: self.tuning.probe_timeout,
-                during: "answering a probe",
-            }))
+            .unwrap_or(Err(UpstreamError::Timeout { after: bound, during }))
     }
 
     /// `GET path` that must answer 2xx with JSON.
