@@ -25,6 +25,7 @@ const TOOL_KEYS: &[&str] = &[
     "destructive",
     "idempotent",
     "open_world",
+    "timeout",
 ];
 const PROVIDER_FLAGS: [&str; 7] = [
     "chat",
@@ -69,6 +70,8 @@ pub struct ToolAttr {
     pub server: Option<String>,
     pub metadata: Vec<(String, Lit)>,
     pub annotations: Vec<(&'static str, bool)>,
+    /// `timeout = "30s"`, in milliseconds.
+    pub timeout_ms: Option<u64>,
 }
 
 /// `#[model_provider(...)]`.
@@ -168,6 +171,13 @@ impl ToolAttr {
             server: args.string("server", errors),
             metadata: args.metadata(errors),
             annotations: args.flags(&ANNOTATIONS, errors),
+            timeout_ms: args
+                .get("timeout")
+                .and_then(|a| errors.take(a.string()))
+                .and_then(|lit| {
+                    let parsed = duration_ms(&lit.value());
+                    errors.take(parsed.map_err(|why| err(lit.span(), why)))
+                }),
         }
     }
 }
@@ -213,4 +223,28 @@ impl SiblingAttr {
 /// `#[option_set]` takes no arguments.
 pub fn option_set(args: &[Arg], errors: &mut Errors) {
     errors.extend(parse::check_keys(args, "option_set", &[]));
+}
+
+/// `500ms`, `30s`, `5m`, `1h` (a whole number and a unit) in milliseconds, above zero.
+fn duration_ms(text: &str) -> Result<u64, String> {
+    let text = text.trim();
+    let split = text.find(|c: char| !c.is_ascii_digit()).unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let why = || {
+        format!(
+            "`timeout = \"{text}\"` is not a duration: write a whole number and a unit, e.g. \"500ms\", \"30s\", \"5m\""
+        )
+    };
+    let number: u64 = number.parse().map_err(|_| why())?;
+    let factor = match unit {
+        "ms" => 1,
+        "s" => 1_000,
+        "m" => 60_000,
+        "h" => 3_600_000,
+        _ => return Err(why()),
+    };
+    match number.checked_mul(factor) {
+        Some(0) | None => Err(why()),
+        Some(ms) => Ok(ms),
+    }
 }

@@ -28,6 +28,8 @@ pub struct Tool {
     pub server: Option<String>,
     pub metadata: Vec<(String, Lit)>,
     pub annotations: Vec<(&'static str, bool)>,
+    /// `timeout = "..."` in milliseconds.
+    pub timeout_ms: Option<u64>,
     pub params: Params,
     pub output: Output,
 }

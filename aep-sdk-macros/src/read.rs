@@ -112,6 +112,7 @@ fn tool(method: &ImplItemFn, args: &[Arg], errors: &mut Errors) -> Option<Tool> 
         server: attr.server,
         metadata: attr.metadata,
         annotations: attr.annotations,
+        timeout_ms: attr.timeout_ms,
         params,
         output,
     })

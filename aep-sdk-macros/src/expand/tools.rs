@@ -143,9 +143,12 @@ fn tool_def(tool: &Tool, args_ty: &TokenStream) -> TokenStream {
         });
         quote! { .annotations(::aep_sdk::__private::rmcp::model::ToolAnnotations::new() #(#setters)*) }
     });
+    let timeout = tool
+        .timeout_ms
+        .map(|ms| quote! { .timeout(::std::time::Duration::from_millis(#ms)) });
     quote! {
         ::aep_sdk::tool::ToolDef::new(#name, ::aep_sdk::tool::input_schema::<#args_ty>(), #call_fn)
-            #description #title #output #annotations
+            #description #title #output #annotations #timeout
     }
 }
 

@@ -1,6 +1,7 @@
 //! [`ToolServer`]: an rmcp `ServerHandler` serving a fixed table of tools.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use futures::future::BoxFuture;
 use rmcp::model::{
@@ -9,49 +10,9 @@ use rmcp::model::{
 };
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler};
-use tokio_util::sync::CancellationToken;
 
+use super::context::{LogLevel, SessionLevel, ToolContext};
 use super::{JsonObject, error_result};
-
-/// What a tool call knows besides its arguments.
-#[derive(Debug, Clone)]
-pub struct ToolContext {
-    cancellation: CancellationToken,
-    meta: Option<JsonObject>,
-}
-
-impl ToolContext {
-    /// A context for calling a tool directly (tests).
-    pub fn new(cancellation: CancellationToken) -> Self {
-        Self {
-            cancellation,
-            meta: None,
-        }
-    }
-
-    /// Cancelled when the client cancels the call or goes away.
-    pub fn cancellation(&self) -> &CancellationToken {
-        &self.cancellation
-    }
-
-    /// The request's `_meta` (progress token, client metadata, trace context), if the
-    /// client sent one.
-    pub fn meta(&self) -> Option<&JsonObject> {
-        self.meta.as_ref()
-    }
-
-    /// The progress token the client sent in `_meta.progressToken` (a string or an
-    /// integer), if any: progress notifications for this call must carry it.
-    pub fn progress_token(&self) -> Option<&serde_json::Value> {
-        self.meta.as_ref()?.get("progressToken")
-    }
-
-    /// The same context carrying `meta` as the request's `_meta` (tests, direct calls).
-    pub fn with_meta(mut self, meta: JsonObject) -> Self {
-        self.meta = Some(meta);
-        self
-    }
-}
 
 /// Calls one tool on the state `S`: arguments in, MCP result out.
 pub type ToolCall<S> = fn(Arc<S>, JsonObject, ToolContext) -> BoxFuture<'static, CallToolResult>;
@@ -62,13 +23,26 @@ pub struct ToolDef<S> {
     pub tool: Tool,
     /// The call.
     pub call: ToolCall<S>,
+    /// How long a call may run (else the server's default, if any).
+    pub timeout: Option<Duration>,
 }
 
 impl<S> ToolDef<S> {
     /// A tool named `name` with an input schema, called through `call`.
     pub fn new(name: &str, input_schema: Arc<JsonObject>, call: ToolCall<S>) -> Self {
         let tool = Tool::new_with_raw(name.to_owned(), None, input_schema);
-        Self { tool, call }
+        Self {
+            tool,
+            call,
+            timeout: None,
+        }
+    }
+
+    /// Bounds each call: past `timeout` the call is cancelled (its token trips, its
+    /// future is dropped) and answers a tool error saying so.
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
     }
 
     /// Sets the description.
@@ -96,14 +70,25 @@ impl<S> ToolDef<S> {
     }
 }
 
+/// One callable tool: its name, call and bound.
+struct Entry<S> {
+    name: String,
+    call: ToolCall<S>,
+    timeout: Option<Duration>,
+}
+
 /// An MCP server over a fixed set of tools, all called on one shared state `S`.
 pub struct ToolServer<S> {
     state: Arc<S>,
-    calls: Arc<[(String, ToolCall<S>)]>,
+    calls: Arc<[Entry<S>]>,
     listed: Arc<Vec<Tool>>,
     info: Arc<Implementation>,
+    default_timeout: Option<Duration>,
+    level: SessionLevel,
 }
 
+/// A clone is a new MCP session's handler (the Streamable HTTP transport clones one per
+/// session): it shares the tools and state, and starts with its own log level (`info`).
 impl<S> Clone for ToolServer<S> {
     fn clone(&self) -> Self {
         Self {
@@ -111,6 +96,8 @@ impl<S> Clone for ToolServer<S> {
             calls: self.calls.clone(),
             listed: self.listed.clone(),
             info: self.info.clone(),
+            default_timeout: self.default_timeout,
+            level: Arc::new(Mutex::new(LogLevel::Info)),
         }
     }
 }
@@ -118,14 +105,29 @@ impl<S> Clone for ToolServer<S> {
 impl<S: Send + Sync + 'static> ToolServer<S> {
     /// A server named `name`/`version` (its MCP `serverInfo`) serving `tools` on `state`.
     pub fn new(state: Arc<S>, name: &str, version: &str, tools: Vec<ToolDef<S>>) -> Self {
-        let calls: Vec<_> = tools.iter().map(|t| (t.tool.name.to_string(), t.call)).collect();
+        let calls: Vec<_> = tools
+            .iter()
+            .map(|t| Entry {
+                name: t.tool.name.to_string(),
+                call: t.call,
+                timeout: t.timeout,
+            })
+            .collect();
         let listed = tools.into_iter().map(|t| t.tool).collect();
         Self {
             state,
             calls: calls.into(),
             listed: Arc::new(listed),
             info: Arc::new(Implementation::new(name, version)),
+            default_timeout: None,
+            level: Arc::new(Mutex::new(LogLevel::Info)),
         }
+    }
+
+    /// Bounds every call of a tool that has no timeout of its own.
+    pub fn default_timeout(mut self, timeout: Duration) -> Self {
+        self.default_timeout = Some(timeout);
+        self
     }
 
     /// The `tools/list` entries.
@@ -135,15 +137,48 @@ impl<S: Send + Sync + 'static> ToolServer<S> {
 
     /// Calls tool `name` directly, as `tools/call` would.
     pub async fn call(&self, name: &str, arguments: JsonObject, ctx: ToolContext) -> Option<CallToolResult> {
-        let (_, call) = self.calls.iter().find(|(n, _)| n == name)?;
-        Some(call(self.state.clone(), arguments, ctx).await)
+        let entry = self.calls.iter().find(|e| e.name == name)?;
+        Some(self.run(entry, arguments, ctx).await)
+    }
+
+    /// Runs one call within its bound; a panicking tool fails its call, not the server.
+    async fn run(&self, entry: &Entry<S>, arguments: JsonObject, ctx: ToolContext) -> CallToolResult {
+        let cancellation = ctx.cancellation().clone();
+        let future = std::panic::AssertUnwindSafe((entry.call)(self.state.clone(), arguments, ctx));
+        let guarded = futures::FutureExt::catch_unwind(future);
+        let outcome = match entry.timeout.or(self.default_timeout) {
+            None => Ok(guarded.await),
+            Some(bound) => tokio::time::timeout(bound, guarded).await.map_err(|_| bound),
+        };
+        match outcome {
+            Ok(Ok(result)) => result,
+            Ok(Err(_)) => {
+                tracing::error!(tool = %entry.name, "tool panicked");
+                error_result("the tool failed unexpectedly")
+            }
+            Err(bound) => {
+                cancellation.cancel();
+                tracing::warn!(tool = %entry.name, ?bound, "tool call timed out");
+                error_result(format!(
+                    "tool '{}' did not finish within {} ms and was cancelled",
+                    entry.name,
+                    bound.as_millis()
+                ))
+            }
+        }
     }
 }
 
 impl<S: Send + Sync + 'static> ServerHandler for ToolServer<S> {
+    #[allow(deprecated)] // MCP logging: see LogLevel
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-            .with_server_info((*self.info).clone())
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_logging()
+                .build(),
+        )
+        .with_server_info((*self.info).clone())
     }
 
     async fn list_tools(
@@ -168,26 +203,35 @@ impl<S: Send + Sync + 'static> ServerHandler for ToolServer<S> {
         let meta = Some(context.meta.0.0)
             .filter(|m| !m.is_empty())
             .or_else(|| request.meta.map(|m| m.0.0).filter(|m| !m.is_empty()));
-        let ctx = ToolContext {
-            cancellation: context.ct.clone(),
+        let headers = context
+            .extensions
+            .get::<http::request::Parts>()
+            .map(|p| p.headers.clone());
+        let ctx = ToolContext::for_request(
+            context.ct.clone(),
             meta,
-        };
+            headers,
+            context.peer.clone(),
+            self.level.clone(),
+        );
         let arguments = request.arguments.unwrap_or_default();
-        let Some((_, call)) = self.calls.iter().find(|(n, _)| *n == request.name) else {
+        let Some(entry) = self.calls.iter().find(|e| e.name == request.name) else {
             return Err(ErrorData::invalid_params(
                 format!("tool '{}' not found", request.name),
                 None,
             ));
         };
-        // A panicking tool fails its call, not the server.
-        let future = std::panic::AssertUnwindSafe(call(self.state.clone(), arguments, ctx));
-        let result = match futures::FutureExt::catch_unwind(future).await {
-            Ok(result) => result,
-            Err(_) => {
-                tracing::error!(tool = %request.name, "tool panicked");
-                error_result("the tool failed unexpectedly")
-            }
-        };
+        let result = self.run(entry, arguments, ctx).await;
         Ok(result.into())
+    }
+
+    #[allow(deprecated)] // MCP logging: see LogLevel
+    async fn set_level(
+        &self,
+        request: rmcp::model::SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        *self.level.lock().unwrap_or_else(|e| e.into_inner()) = LogLevel::from_rmcp(request.level);
+        Ok(())
     }
 }

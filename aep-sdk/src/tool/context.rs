@@ -1,0 +1,189 @@
+//! [`ToolContext`]: what a tool call knows and can do besides computing its result:
+//! the cancellation token, the request's `_meta` and HTTP headers, progress
+//! notifications and log messages to the client.
+
+use std::sync::{Arc, Mutex};
+
+use rmcp::model::{NumberOrString, ProgressNotificationParam, ProgressToken};
+use rmcp::service::{Peer, RoleServer};
+use tokio_util::sync::CancellationToken;
+
+use super::JsonObject;
+
+/// The severity of a log message to the client (MCP's syslog levels, lowest first).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum LogLevel {
+    /// `debug`.
+    Debug,
+    /// `info` (what a session gets until the client sets a level).
+    Info,
+    /// `notice`.
+    Notice,
+    /// `warning`.
+    Warning,
+    /// `error`.
+    Error,
+    /// `critical`.
+    Critical,
+    /// `alert`.
+    Alert,
+    /// `emergency`.
+    Emergency,
+}
+
+#[allow(deprecated)] // MCP logging is deprecated by SEP-2577 but still what clients speak.
+impl LogLevel {
+    pub(crate) fn to_rmcp(self) -> rmcp::model::LoggingLevel {
+        use rmcp::model::LoggingLevel as L;
+        match self {
+            LogLevel::Debug => L::Debug,
+            LogLevel::Info => L::Info,
+            LogLevel::Notice => L::Notice,
+            LogLevel::Warning => L::Warning,
+            LogLevel::Error => L::Error,
+            LogLevel::Critical => L::Critical,
+            LogLevel::Alert => L::Alert,
+            LogLevel::Emergency => L::Emergency,
+        }
+    }
+
+    pub(crate) fn from_rmcp(level: rmcp::model::LoggingLevel) -> Self {
+        use rmcp::model::LoggingLevel as L;
+        match level {
+            L::Debug => LogLevel::Debug,
+            L::Info => LogLevel::Info,
+            L::Notice => LogLevel::Notice,
+            L::Warning => LogLevel::Warning,
+            L::Error => LogLevel::Error,
+            L::Critical => LogLevel::Critical,
+            L::Alert => LogLevel::Alert,
+            L::Emergency => LogLevel::Emergency,
+        }
+    }
+}
+
+/// The level an MCP session asked for with `logging/setLevel`.
+pub(crate) type SessionLevel = Arc<Mutex<LogLevel>>;
+
+/// What a tool call knows besides its arguments, and how it talks back to the client.
+///
+/// ```
+/// use aep_sdk::tool::{LogLevel, ToolContext};
+///
+/// async fn count(ctx: ToolContext, n: u32) -> u32 {
+///     for i in 1..=n {
+///         if ctx.cancellation().is_cancelled() {
+///             break;
+///         }
+///         // Sent only when the client asked for progress (a `_meta.progressToken`).
+///         ctx.progress(f64::from(i), Some(f64::from(n)), Some(&format!("{i} of {n}"))).await;
+///     }
+///     ctx.log(LogLevel::Info, "counted").await;
+///     n
+/// }
+/// # let _ = count;
+/// ```
+#[derive(Debug, Clone)]
+pub struct ToolContext {
+    cancellation: CancellationToken,
+    meta: Option<JsonObject>,
+    headers: Option<Arc<http::HeaderMap>>,
+    peer: Option<Peer<RoleServer>>,
+    level: Option<SessionLevel>,
+}
+
+impl ToolContext {
+    /// A context for calling a tool directly (tests): no client to notify.
+    pub fn new(cancellation: CancellationToken) -> Self {
+        Self {
+            cancellation,
+            meta: None,
+            headers: None,
+            peer: None,
+            level: None,
+        }
+    }
+
+    pub(crate) fn for_request(
+        cancellation: CancellationToken,
+        meta: Option<JsonObject>,
+        headers: Option<http::HeaderMap>,
+        peer: Peer<RoleServer>,
+        level: SessionLevel,
+    ) -> Self {
+        Self {
+            cancellation,
+            meta,
+            headers: headers.map(Arc::new),
+            peer: Some(peer),
+            level: Some(level),
+        }
+    }
+
+    /// Cancelled when the client cancels the call (`notifications/cancelled`), goes
+    /// away, or the call runs past its timeout.
+    pub fn cancellation(&self) -> &CancellationToken {
+        &self.cancellation
+    }
+
+    /// The request's `_meta` (progress token, client metadata, trace context), if the
+    /// client sent one.
+    pub fn meta(&self) -> Option<&JsonObject> {
+        self.meta.as_ref()
+    }
+
+    /// The progress token the client sent in `_meta.progressToken` (a string or an
+    /// integer), if any: progress notifications for this call carry it.
+    pub fn progress_token(&self) -> Option<&serde_json::Value> {
+        self.meta.as_ref()?.get("progressToken")
+    }
+
+    /// The HTTP headers of the request that carried the call (Streamable HTTP), if any.
+    /// `Authorization` is among them as sent; never log it.
+    pub fn headers(&self) -> Option<&http::HeaderMap> {
+        self.headers.as_deref()
+    }
+
+    /// The same context carrying `meta` as the request's `_meta` (tests, direct calls).
+    pub fn with_meta(mut self, meta: JsonObject) -> Self {
+        self.meta = Some(meta);
+        self
+    }
+
+    /// Sends `notifications/progress` (`progress`, optional `total` and `message`) when
+    /// the client asked for progress with a token; does nothing otherwise. Returns
+    /// whether a notification was sent.
+    pub async fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) -> bool {
+        let (Some(peer), Some(token)) = (&self.peer, self.progress_token().and_then(token)) else {
+            return false;
+        };
+        let mut param = ProgressNotificationParam::new(token, progress);
+        param.total = total;
+        param.message = message.map(str::to_owned);
+        peer.notify_progress(param).await.is_ok()
+    }
+
+    /// Sends `notifications/message` at `level` when the session's level (set by the
+    /// client with `logging/setLevel`; `info` until then) lets it through. Returns
+    /// whether it was sent.
+    #[allow(deprecated)] // see LogLevel
+    pub async fn log(&self, level: LogLevel, data: impl Into<serde_json::Value>) -> bool {
+        let (Some(peer), Some(session)) = (&self.peer, &self.level) else {
+            return false;
+        };
+        let wanted = *session.lock().unwrap_or_else(|e| e.into_inner());
+        if level < wanted {
+            return false;
+        }
+        let param = rmcp::model::LoggingMessageNotificationParam::new(level.to_rmcp(), data.into());
+        peer.notify_logging_message(param).await.is_ok()
+    }
+}
+
+fn token(value: &serde_json::Value) -> Option<ProgressToken> {
+    match value {
+        serde_json::Value::String(s) => Some(ProgressToken(NumberOrString::String(s.as_str().into()))),
+        serde_json::Value::Number(n) => n.as_i64().map(|n| ProgressToken(NumberOrString::Number(n))),
+        _ => None,
+    }
+}

@@ -1,0 +1,227 @@
+//! What a tool can do through its `ToolContext`, seen by a real MCP client (rmcp's):
+//! progress notifications with the client's token, in order; log messages that honour
+//! `logging/setLevel`; the request's HTTP headers; and a tool past its `timeout` answers
+//! a tool error, its token tripped and its work dropped.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use aep_sdk::prelude::*;
+use aep_sdk::testing::spawn;
+use aep_sdk::tool::LogLevel;
+use rmcp::model::{CallToolRequestParams, ClientConfig, ProgressNotificationParam};
+use rmcp::service::{NotificationContext, RoleClient};
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::{ClientHandler, ServiceExt};
+use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
+
+#[derive(Clone, Default)]
+struct Work {
+    token: Arc<Mutex<Option<CancellationToken>>>,
+    dropped: Arc<AtomicBool>,
+}
+
+/// Marks the work dropped.
+struct Flag(Arc<AtomicBool>);
+
+impl Drop for Flag {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+}
+
+#[aep_extension(id = "t.work", name = "Work", version = "1.0.0")]
+impl Work {
+    /// Counts to `n`, reporting progress at each step.
+    #[tool]
+    async fn count_slowly(&self, n: u32, ctx: ToolContext) -> String {
+        for i in 1..=n {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+            ctx.progress(f64::from(i), Some(f64::from(n)), Some(&format!("step {i}")))
+                .await;
+        }
+        format!("counted to {n}")
+    }
+
+    /// Logs one message at each of four levels.
+    #[tool]
+    async fn chatty(&self, ctx: ToolContext) -> String {
+        for (level, text) in [
+            (LogLevel::Debug, "debug"),
+            (LogLevel::Info, "info"),
+            (LogLevel::Warning, "warning"),
+            (LogLevel::Error, "error"),
+        ] {
+            ctx.log(level, text).await;
+        }
+        "logged".to_owned()
+    }
+
+    /// The request's `x-acme-tenant` header.
+    #[tool]
+    async fn tenant(&self, ctx: ToolContext) -> String {
+        let headers = ctx.headers().expect("the HTTP headers");
+        headers
+            .get("x-acme-tenant")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("none")
+            .to_owned()
+    }
+
+    /// Runs until cancelled; bounded to 200 ms.
+    #[tool(timeout = "200ms")]
+    async fn forever(&self, ctx: ToolContext) -> String {
+        *self.token.lock().unwrap() = Some(ctx.cancellation().clone());
+        let _work = Flag(self.dropped.clone());
+        std::future::pending::<()>().await;
+        unreachable!()
+    }
+}
+
+#[derive(Clone, Default)]
+struct Collect {
+    progress: Arc<Mutex<Vec<ProgressNotificationParam>>>,
+    logs: Arc<Mutex<Vec<Value>>>,
+}
+
+#[allow(deprecated)] // MCP logging (SEP-2577) is deprecated in rmcp, still spoken by clients.
+impl ClientHandler for Collect {
+    async fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.progress.lock().unwrap().push(params);
+    }
+
+    async fn on_logging_message(
+        &self,
+        params: rmcp::model::LoggingMessageNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.logs.lock().unwrap().push(params.data);
+    }
+
+    fn get_info(&self) -> ClientConfig {
+        ClientConfig::default()
+    }
+}
+
+async fn eventually(what: &str, condition: impl Fn() -> bool) {
+    tokio::time::timeout(Duration::from_secs(5), async {
+        while !condition() {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    })
+    .await
+    .unwrap_or_else(|_| panic!("{what} within 5 s"));
+}
+
+fn text(result: &rmcp::model::CallToolResult) -> String {
+    result
+        .content
+        .iter()
+        .filter_map(|c| c.as_text())
+        .map(|t| t.text.clone())
+        .collect()
+}
+
+#[tokio::test]
+#[allow(deprecated)]
+async fn progress_logging_headers_and_timeouts_reach_a_real_client() {
+    let work = Work::default();
+    let server = spawn(work.clone().into_extension().unwrap().router()).await;
+    let collect = Collect::default();
+    let transport = StreamableHttpClientTransport::from_uri(format!("{}/mcp", server.base_url));
+    let client = collect.clone().serve(transport).await.unwrap();
+    assert!(
+        client.peer_info().unwrap().capabilities.logging.is_some(),
+        "logging is advertised"
+    );
+
+    // Progress: one notification per step, in order, with the call's token.
+    let result = client
+        .call_tool(
+            CallToolRequestParams::new("count_slowly")
+                .with_arguments(json!({"n": 5}).as_object().unwrap().clone()),
+        )
+        .await
+        .unwrap();
+    assert_eq!(text(&result), "counted to 5");
+    eventually("five progress notifications", || {
+        collect.progress.lock().unwrap().len() == 5
+    })
+    .await;
+    let progress = collect.progress.lock().unwrap().clone();
+    let steps: Vec<f64> = progress.iter().map(|p| p.progress).collect();
+    assert_eq!(steps, [1.0, 2.0, 3.0, 4.0, 5.0]);
+    assert!(
+        progress
+            .iter()
+            .all(|p| p.progress_token == progress[0].progress_token && p.total == Some(5.0))
+    );
+    assert_eq!(progress[4].message.as_deref(), Some("step 5"));
+
+    // Logging: `info` and above until the client sets a level, then only at or above it.
+    client
+        .call_tool(CallToolRequestParams::new("chatty"))
+        .await
+        .unwrap();
+    eventually("three log messages", || collect.logs.lock().unwrap().len() == 3).await;
+    assert_eq!(
+        *collect.logs.lock().unwrap(),
+        [json!("info"), json!("warning"), json!("error")]
+    );
+    collect.logs.lock().unwrap().clear();
+    client
+        .set_level(rmcp::model::SetLevelRequestParams::new(rmcp::model::LoggingLevel::Warning))
+        .await
+        .unwrap();
+    client
+        .call_tool(CallToolRequestParams::new("chatty"))
+        .await
+        .unwrap();
+    eventually("two log messages", || collect.logs.lock().unwrap().len() == 2).await;
+    assert_eq!(*collect.logs.lock().unwrap(), [json!("warning"), json!("error")]);
+
+    // A tool past its timeout: a tool error saying so, its token tripped, its work dropped.
+    let result = client
+        .call_tool(CallToolRequestParams::new("forever"))
+        .await
+        .unwrap();
+    assert_eq!(result.is_error, Some(true));
+    assert!(
+        text(&result).contains("did not finish within 200 ms"),
+        "{}",
+        text(&result)
+    );
+    let token = work.token.lock().unwrap().clone().expect("the tool ran");
+    assert!(token.is_cancelled(), "the tool's cancellation token trips");
+    assert!(work.dropped.load(Ordering::SeqCst), "the tool's work is dropped");
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_tool_sees_the_requests_headers() {
+    let server = spawn(Work::default().into_extension().unwrap().router()).await;
+    let http = reqwest::Client::builder()
+        .default_headers(reqwest::header::HeaderMap::from_iter([(
+            reqwest::header::HeaderName::from_static("x-acme-tenant"),
+            reqwest::header::HeaderValue::from_static("blue"),
+        )]))
+        .build()
+        .unwrap();
+    let config = rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig::with_uri(
+        format!("{}/mcp", server.base_url),
+    );
+    let transport = StreamableHttpClientTransport::with_client(http, config);
+    let client = ClientConfig::default().serve(transport).await.unwrap();
+    let result = client
+        .call_tool(CallToolRequestParams::new("tenant"))
+        .await
+        .unwrap();
+    assert_eq!(text(&result), "blue");
+    client.cancel().await.unwrap();
+}
