@@ -26,6 +26,7 @@ const TOOL_KEYS: &[&str] = &[
     "idempotent",
     "open_world",
     "timeout",
+    "timeout_resets_on_progress",
 ];
 const PROVIDER_FLAGS: [&str; 7] = [
     "chat",
@@ -72,6 +73,8 @@ pub struct ToolAttr {
     pub annotations: Vec<(&'static str, bool)>,
     /// `timeout = "30s"`, in milliseconds.
     pub timeout_ms: Option<u64>,
+    /// `timeout_resets_on_progress`.
+    pub resets_on_progress: bool,
 }
 
 /// `#[model_provider(...)]`.
@@ -178,6 +181,10 @@ impl ToolAttr {
                     let parsed = duration_ms(&lit.value());
                     errors.take(parsed.map_err(|why| err(lit.span(), why)))
                 }),
+            resets_on_progress: args
+                .get("timeout_resets_on_progress")
+                .and_then(|a| errors.take(a.flag()))
+                .unwrap_or(false),
         }
     }
 }

@@ -30,6 +30,8 @@ pub struct Tool {
     pub annotations: Vec<(&'static str, bool)>,
     /// `timeout = "..."` in milliseconds.
     pub timeout_ms: Option<u64>,
+    /// `timeout_resets_on_progress`.
+    pub resets_on_progress: bool,
     pub params: Params,
     pub output: Output,
 }

@@ -113,6 +113,7 @@ fn tool(method: &ImplItemFn, args: &[Arg], errors: &mut Errors) -> Option<Tool> 
         metadata: attr.metadata,
         annotations: attr.annotations,
         timeout_ms: attr.timeout_ms,
+        resets_on_progress: attr.resets_on_progress,
         params,
         output,
     })

@@ -70,6 +70,34 @@ impl Work {
             .to_owned()
     }
 
+    /// Six steps of 50 ms, each reported: longer than its 150 ms bound, which progress
+    /// restarts.
+    #[tool(timeout = "150ms", timeout_resets_on_progress)]
+    async fn patient(&self, ctx: ToolContext) -> String {
+        for i in 0..6 {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            ctx.progress(f64::from(i), None, None).await;
+        }
+        "done".to_owned()
+    }
+
+    /// The same work, but progress does not restart its bound.
+    #[tool(timeout = "150ms")]
+    async fn impatient(&self, ctx: ToolContext) -> String {
+        for i in 0..6 {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            ctx.progress(f64::from(i), None, None).await;
+        }
+        "done".to_owned()
+    }
+
+    /// Sleeps ten seconds; no bound of its own.
+    #[tool]
+    async fn sleeper(&self) -> String {
+        tokio::time::sleep(Duration::from_secs(10)).await;
+        "woke".to_owned()
+    }
+
     /// Runs until cancelled; bounded to 200 ms.
     #[tool(timeout = "200ms")]
     async fn forever(&self, ctx: ToolContext) -> String {
@@ -176,7 +204,9 @@ async fn progress_logging_headers_and_timeouts_reach_a_real_client() {
     );
     collect.logs.lock().unwrap().clear();
     client
-        .set_level(rmcp::model::SetLevelRequestParams::new(rmcp::model::LoggingLevel::Warning))
+        .set_level(rmcp::model::SetLevelRequestParams::new(
+            rmcp::model::LoggingLevel::Warning,
+        ))
         .await
         .unwrap();
     client
@@ -224,4 +254,43 @@ async fn a_tool_sees_the_requests_headers() {
         .unwrap();
     assert_eq!(text(&result), "blue");
     client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn progress_restarts_a_timeout_only_when_the_tool_says_so_and_the_server_default_applies() {
+    let server = spawn(Work::default().into_extension().unwrap().router()).await;
+    let transport = StreamableHttpClientTransport::from_uri(format!("{}/mcp", server.base_url));
+    let client = ClientConfig::default().serve(transport).await.unwrap();
+    let patient = client
+        .call_tool(CallToolRequestParams::new("patient"))
+        .await
+        .unwrap();
+    assert_eq!(
+        (patient.is_error, text(&patient)),
+        (Some(false), "done".to_owned())
+    );
+    let impatient = client
+        .call_tool(CallToolRequestParams::new("impatient"))
+        .await
+        .unwrap();
+    assert_eq!(impatient.is_error, Some(true), "{}", text(&impatient));
+
+    // The process-wide default (`--tool-timeout`) bounds a tool without its own.
+    aep_sdk::tool::set_default_timeout(Some(Duration::from_millis(100)));
+    let sleeper = client
+        .call_tool(CallToolRequestParams::new("sleeper"))
+        .await
+        .unwrap();
+    aep_sdk::tool::set_default_timeout(None);
+    assert_eq!(sleeper.is_error, Some(true));
+    assert!(text(&sleeper).contains("within 100 ms"), "{}", text(&sleeper));
+    client.cancel().await.unwrap();
+
+    #[derive(clap::Parser)]
+    struct Cli {
+        #[command(flatten)]
+        serve: aep_sdk::server::ServeArgs,
+    }
+    let cli = <Cli as clap::Parser>::try_parse_from(["ext", "--tool-timeout", "30s"]).unwrap();
+    assert_eq!(cli.serve.tool_timeout, Some(Duration::from_secs(30)));
 }

@@ -146,9 +146,12 @@ fn tool_def(tool: &Tool, args_ty: &TokenStream) -> TokenStream {
     let timeout = tool
         .timeout_ms
         .map(|ms| quote! { .timeout(::std::time::Duration::from_millis(#ms)) });
+    let resets = tool
+        .resets_on_progress
+        .then(|| quote! { .timeout_resets_on_progress() });
     quote! {
         ::aep_sdk::tool::ToolDef::new(#name, ::aep_sdk::tool::input_schema::<#args_ty>(), #call_fn)
-            #description #title #output #annotations #timeout
+            #description #title #output #annotations #timeout #resets
     }
 }
 

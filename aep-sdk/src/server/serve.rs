@@ -49,6 +49,10 @@ pub struct ServeArgs {
     /// Seconds a client may take to send a request's headers.
     #[arg(long, env = "AEP_HEADER_READ_TIMEOUT_SECS", default_value_t = 30)]
     pub header_read_timeout_secs: u64,
+    /// Bound on every MCP tool call that has no `timeout` of its own (`30s`, `5m`);
+    /// none by default.
+    #[arg(long, env = "AEP_TOOL_TIMEOUT", value_parser = parse_duration)]
+    pub tool_timeout: Option<Duration>,
 }
 
 impl Default for ServeArgs {
@@ -61,6 +65,7 @@ impl Default for ServeArgs {
             allowed_hosts: Vec::new(),
             allowed_origins: Vec::new(),
             header_read_timeout_secs: 30,
+            tool_timeout: None,
         }
     }
 }
@@ -172,6 +177,7 @@ impl Extension {
     /// Like [`Extension::serve`] with explicit options.
     pub async fn serve_with(self, args: ServeArgs) -> Result<(), Error> {
         init_tracing();
+        crate::tool::set_default_timeout(args.tool_timeout);
         let extension = self.configure(&args)?;
         let listener = TcpListener::bind(&args.listen)
             .await

@@ -90,6 +90,8 @@ pub struct ToolContext {
     headers: Option<Arc<http::HeaderMap>>,
     peer: Option<Peer<RoleServer>>,
     level: Option<SessionLevel>,
+    /// Told of each progress report (a timeout that resets on progress listens).
+    activity: Option<Arc<tokio::sync::Notify>>,
 }
 
 impl ToolContext {
@@ -101,6 +103,7 @@ impl ToolContext {
             headers: None,
             peer: None,
             level: None,
+            activity: None,
         }
     }
 
@@ -117,7 +120,13 @@ impl ToolContext {
             headers: headers.map(Arc::new),
             peer: Some(peer),
             level: Some(level),
+            activity: None,
         }
+    }
+
+    pub(crate) fn with_activity(mut self, activity: Arc<tokio::sync::Notify>) -> Self {
+        self.activity = Some(activity);
+        self
     }
 
     /// Cancelled when the client cancels the call (`notifications/cancelled`), goes
@@ -152,8 +161,12 @@ impl ToolContext {
 
     /// Sends `notifications/progress` (`progress`, optional `total` and `message`) when
     /// the client asked for progress with a token; does nothing otherwise. Returns
-    /// whether a notification was sent.
+    /// whether a notification was sent. Either way it counts as progress for a timeout
+    /// that resets on progress.
     pub async fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) -> bool {
+        if let Some(activity) = &self.activity {
+            activity.notify_one();
+        }
         let (Some(peer), Some(token)) = (&self.peer, self.progress_token().and_then(token)) else {
             return false;
         };

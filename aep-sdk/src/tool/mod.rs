@@ -14,7 +14,7 @@ pub use context::{LogLevel, ToolContext};
 pub use error::ToolError;
 pub use result::{error_result, parse_arguments, structured_result, text_result, unit_result};
 pub use schema::{input_schema, output_schema, strict_schema};
-pub use server::{ToolCall, ToolDef, ToolServer};
+pub use server::{ToolCall, ToolDef, ToolServer, set_default_timeout};
 
 /// `rmcp`'s JSON object type: tool arguments and schemas.
 pub type JsonObject = serde_json::Map<String, serde_json::Value>;

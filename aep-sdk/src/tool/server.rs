@@ -1,5 +1,6 @@
 //! [`ToolServer`]: an rmcp `ServerHandler` serving a fixed table of tools.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -25,6 +26,8 @@ pub struct ToolDef<S> {
     pub call: ToolCall<S>,
     /// How long a call may run (else the server's default, if any).
     pub timeout: Option<Duration>,
+    /// Whether each progress report restarts the timeout.
+    pub timeout_resets_on_progress: bool,
 }
 
 impl<S> ToolDef<S> {
@@ -35,7 +38,15 @@ impl<S> ToolDef<S> {
             tool,
             call,
             timeout: None,
+            timeout_resets_on_progress: false,
         }
+    }
+
+    /// Lets a call that reports progress ([`ToolContext::progress`]) run longer: each
+    /// report restarts its timeout.
+    pub fn timeout_resets_on_progress(mut self) -> Self {
+        self.timeout_resets_on_progress = true;
+        self
     }
 
     /// Bounds each call: past `timeout` the call is cancelled (its token trips, its
@@ -75,6 +86,25 @@ struct Entry<S> {
     name: String,
     call: ToolCall<S>,
     timeout: Option<Duration>,
+    resets_on_progress: bool,
+}
+
+/// The process-wide default bound (`--tool-timeout` / `AEP_TOOL_TIMEOUT`), in ms; 0: none.
+static DEFAULT_TIMEOUT_MS: AtomicU64 = AtomicU64::new(0);
+
+/// Sets the bound of every tool call that has no timeout of its own and whose server
+/// has no [`ToolServer::default_timeout`]. `Extension::serve_with` sets it from
+/// [`ServeArgs::tool_timeout`](crate::server::ServeArgs::tool_timeout).
+pub fn set_default_timeout(timeout: Option<Duration>) {
+    let ms = timeout.map_or(0, |t| u64::try_from(t.as_millis()).unwrap_or(u64::MAX).max(1));
+    DEFAULT_TIMEOUT_MS.store(ms, Ordering::Relaxed);
+}
+
+fn process_default_timeout() -> Option<Duration> {
+    match DEFAULT_TIMEOUT_MS.load(Ordering::Relaxed) {
+        0 => None,
+        ms => Some(Duration::from_millis(ms)),
+    }
 }
 
 /// An MCP server over a fixed set of tools, all called on one shared state `S`.
@@ -111,6 +141,7 @@ impl<S: Send + Sync + 'static> ToolServer<S> {
                 name: t.tool.name.to_string(),
                 call: t.call,
                 timeout: t.timeout,
+                resets_on_progress: t.timeout_resets_on_progress,
             })
             .collect();
         let listed = tools.into_iter().map(|t| t.tool).collect();
@@ -144,11 +175,27 @@ impl<S: Send + Sync + 'static> ToolServer<S> {
     /// Runs one call within its bound; a panicking tool fails its call, not the server.
     async fn run(&self, entry: &Entry<S>, arguments: JsonObject, ctx: ToolContext) -> CallToolResult {
         let cancellation = ctx.cancellation().clone();
+        let activity = Arc::new(tokio::sync::Notify::new());
+        let ctx = ctx.with_activity(activity.clone());
         let future = std::panic::AssertUnwindSafe((entry.call)(self.state.clone(), arguments, ctx));
         let guarded = futures::FutureExt::catch_unwind(future);
-        let outcome = match entry.timeout.or(self.default_timeout) {
+        let outcome = match entry
+            .timeout
+            .or(self.default_timeout)
+            .or_else(process_default_timeout)
+        {
             None => Ok(guarded.await),
-            Some(bound) => tokio::time::timeout(bound, guarded).await.map_err(|_| bound),
+            Some(bound) => {
+                tokio::pin!(guarded);
+                loop {
+                    tokio::select! {
+                        result = &mut guarded => break Ok(result),
+                        () = tokio::time::sleep(bound) => break Err(bound),
+                        // A progress report restarts the bound (a new sleep), if allowed.
+                        () = activity.notified(), if entry.resets_on_progress => {}
+                    }
+                }
+            }
         };
         match outcome {
             Ok(Ok(result)) => result,
