@@ -279,6 +279,19 @@ impl Peers {
             .collect()
     }
 
+    /// The official Python SDK 1.x client against the MCP endpoint `url`, which must offer
+    /// `count_slowly(to)` (progress per step, a debug log per step and an info log at the
+    /// end): progress after `logging/setLevel debug`, and the logs at `debug` and at
+    /// `warning` (`python/mcp_progress_v1.py`; its JSON report).
+    pub async fn python_progress(&self, url: &str) -> Result<Value, String> {
+        let args = vec![
+            Self::script("mcp_progress_v1.py").display().to_string(),
+            url.to_owned(),
+        ];
+        let stdout = self.run(&self.bin("py1"), &args).await.clean()?;
+        serde_json::from_str(stdout.trim()).map_err(|e| format!("{e}: {stdout}"))
+    }
+
     /// Starts the foreign Python extension (`foreign_ext.py`) with `flags`
     /// (`--v1-canonical`, `--health-loading`, `--nulls`) on a free loopback port.
     pub async fn python_extension(&self, flags: &[&str]) -> Result<PythonExtension, String> {
