@@ -98,6 +98,15 @@ impl Work {
         "woke".to_owned()
     }
 
+    /// Runs until cancelled (no bound), then records that it saw the cancellation.
+    #[tool]
+    async fn until_cancelled(&self, ctx: ToolContext) -> String {
+        *self.token.lock().unwrap() = Some(ctx.cancellation().clone());
+        ctx.cancellation().cancelled().await;
+        self.dropped.store(true, Ordering::SeqCst);
+        "cancelled".to_owned()
+    }
+
     /// Runs until cancelled; bounded to 200 ms.
     #[tool(timeout = "200ms")]
     async fn forever(&self, ctx: ToolContext) -> String {
@@ -293,4 +302,27 @@ async fn progress_restarts_a_timeout_only_when_the_tool_says_so_and_the_server_d
     }
     let cli = <Cli as clap::Parser>::try_parse_from(["ext", "--tool-timeout", "30s"]).unwrap();
     assert_eq!(cli.serve.tool_timeout, Some(Duration::from_secs(30)));
+}
+
+#[tokio::test]
+async fn a_client_that_cancels_a_call_trips_the_tools_token() {
+    let work = Work::default();
+    let server = spawn(work.clone().into_extension().unwrap().router()).await;
+    let transport = StreamableHttpClientTransport::from_uri(format!("{}/mcp", server.base_url));
+    let client = ClientConfig::default().serve(transport).await.unwrap();
+    let request = rmcp::model::ClientRequest::CallToolRequest(rmcp::model::Request::new(
+        CallToolRequestParams::new("until_cancelled"),
+    ));
+    let handle = client
+        .send_cancellable_request(request, rmcp::service::PeerRequestOptions::no_options())
+        .await
+        .unwrap();
+    eventually("the tool runs", || work.token.lock().unwrap().is_some()).await;
+    // `notifications/cancelled` for the request.
+    handle.cancel(Some("the user gave up".into())).await.unwrap();
+    eventually("the tool sees its token trip", || {
+        work.dropped.load(Ordering::SeqCst)
+    })
+    .await;
+    client.cancel().await.unwrap();
 }
