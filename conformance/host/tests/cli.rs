@@ -113,7 +113,7 @@ async fn discover_tools_and_call_against_a_running_extension() {
     );
     let run = aep_host(&["-e", &flag, "tools", "--json"]).await;
     let tools: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
-    assert_eq!(tools.as_array().unwrap().len(), 4);
+    assert_eq!(tools.as_array().unwrap().len(), 5);
 
     let run = aep_host(&["-e", &flag, "call", "hash.compute", r#"{"text":"abc"}"#]).await;
     assert_eq!(run.code, 0, "{}", run.stderr);

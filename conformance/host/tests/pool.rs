@@ -26,11 +26,11 @@ async fn many_calls_share_one_initialize_and_one_tools_list() {
         .unwrap();
     let catalog = catalog(registry);
     let added = catalog.add_extension_tools("aep.utilities").await.unwrap();
-    assert_eq!(added.len(), 4);
+    assert_eq!(added.len(), 5);
 
     let resolved = catalog.resolve_enabled().await;
     assert!(resolved.failures.is_empty(), "{:?}", resolved.failures);
-    assert_eq!(resolved.tools.len(), 4);
+    assert_eq!(resolved.tools.len(), 5);
     const N: usize = 20;
     for i in 0..N {
         let text = format!("call {i}");
@@ -100,7 +100,7 @@ async fn resolution_across_extensions_runs_concurrently_and_lists_each_server_on
             .unwrap();
     }
     let ids: Vec<String> = catalog.resources().into_iter().map(|r| r.id).collect();
-    assert_eq!(ids.len(), 9);
+    assert_eq!(ids.len(), 10);
     // Everything cold: manifests, connections and tool lists are fetched during this call.
     let results = catalog.resolve_many(&ids).await;
     for result in &results {

@@ -18,7 +18,13 @@ async fn endpoints() -> Vec<(String, Vec<&'static str>)> {
     vec![
         (
             format!("{utilities}/mcp"),
-            vec!["hash_compute", "json_compact", "text_case", "text_stats"],
+            vec![
+                "hash_compute",
+                "json_compact",
+                "text_case",
+                "text_stats",
+                "count_slowly",
+            ],
         ),
         (format!("{two}/mcp/text"), vec!["reverse", "repeat"]),
         (format!("{two}/mcp/math"), vec!["add"]),

@@ -1,33 +1,9 @@
-//! Progress notifications and log levels seen by the official Python MCP SDK (1.x):
-//! a tool that reports progress and logs through its `ToolContext`, called after
-//! `logging/setLevel debug` and after `logging/setLevel warning`.
+//! Progress notifications and log levels seen by the official Python MCP SDK (1.x): the
+//! utilities extension's `count_slowly`, which reports progress and logs through its
+//! `ToolContext`, called after `logging/setLevel debug` and after `logging/setLevel warning`.
 
-use aep_sdk::prelude::*;
-use aep_sdk::server::ConnectionLimits;
-use aep_sdk::tool::LogLevel;
+use aep_sdk::server::{AepExtension, ConnectionLimits};
 use serde_json::json;
-
-#[derive(Debug, Clone, Default)]
-struct Slow;
-
-#[aep_extension(id = "peers.slow", name = "Slow", version = "1.0.0")]
-impl Slow {
-    /// Counts to `to` (at most 100), reporting progress at each step.
-    #[tool(read_only)]
-    async fn count_slowly(&self, to: u32, ctx: ToolContext) -> Result<String, ToolError> {
-        if to > 100 {
-            return Err(ToolError::new("count to 100 at most"));
-        }
-        for i in 1..=to {
-            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
-            ctx.progress(f64::from(i), Some(f64::from(to)), Some(&format!("{i} of {to}")))
-                .await;
-            ctx.log(LogLevel::Debug, format!("step {i}")).await;
-        }
-        ctx.log(LogLevel::Info, format!("counted to {to}")).await;
-        Ok(format!("counted to {to}"))
-    }
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_python_client_gets_progress_in_order_and_only_the_logs_at_its_level() {
@@ -36,7 +12,7 @@ async fn the_python_client_gets_progress_in_order_and_only_the_logs_at_its_level
     };
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
-    let extension = Slow.into_extension().unwrap();
+    let extension = aep_utilities::Utilities.into_extension().unwrap();
     tokio::spawn(extension.serve_listener(listener, std::future::pending(), ConnectionLimits::default()));
 
     let report = peers

@@ -76,7 +76,7 @@ async fn utilities_extension_passes_every_applicable_check() {
     }
     // Every read-only tool was called.
     let calls = &report.get("6.tools.call").expect("ran").details;
-    assert_eq!(calls.len(), 4, "{calls:?}");
+    assert_eq!(calls.len(), 5, "{calls:?}");
 }
 
 /// The one-line form an extension's own tests use, on `#[tokio::test]`'s default

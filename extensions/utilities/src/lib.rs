@@ -5,12 +5,19 @@
 //! - `json.compact`: JSON text without insignificant whitespace (a tool error when the
 //!   text is not JSON);
 //! - `text.case`: upper, lower or title case;
-//! - `text.stats`: characters, words and lines, as a structured result.
+//! - `text.stats`: characters, words and lines, as a structured result;
+//! - `text.count_slowly`: counts to `to` (at most 100), 10 ms a step, reporting progress
+//!   at each step and logging each step at `debug` and the end at `info` (what MCP
+//!   clients exercise progress and `logging/setLevel` with).
 
 use aep_sdk::prelude::*;
+use aep_sdk::tool::LogLevel;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
+
+/// The largest `to` of `text.count_slowly`.
+pub const MAX_COUNT: u32 = 100;
 
 /// The extension's state: none is needed, every tool is a pure function.
 #[derive(Debug, Clone, Default)]
@@ -124,6 +131,36 @@ impl Utilities {
             words: text.split_whitespace().count(),
             lines: text.lines().filter(|l| !skip || !l.trim().is_empty()).count(),
         }
+    }
+
+    /// Count from 1 to `to` (at most 100), 10 ms a step, reporting progress at each step.
+    #[tool(
+        name = "count_slowly",
+        id = "text.count_slowly",
+        display_name = "Count slowly",
+        read_only,
+        idempotent
+    )]
+    async fn count_slowly(
+        &self,
+        /// The number to count to, at most 100.
+        to: u32,
+        ctx: ToolContext,
+    ) -> Result<String, ToolError> {
+        if to > MAX_COUNT {
+            return Err(ToolError::new(format!("count to {MAX_COUNT} at most, not {to}")));
+        }
+        for i in 1..=to {
+            if ctx.cancellation().is_cancelled() {
+                return Err(ToolError::new(format!("cancelled at {i} of {to}")));
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+            ctx.progress(f64::from(i), Some(f64::from(to)), Some(&format!("{i} of {to}")))
+                .await;
+            ctx.log(LogLevel::Debug, format!("step {i}")).await;
+        }
+        ctx.log(LogLevel::Info, format!("counted to {to}")).await;
+        Ok(format!("counted to {to}"))
     }
 }
 

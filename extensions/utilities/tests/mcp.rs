@@ -27,7 +27,16 @@ async fn initialize_and_list_tools_with_schemas() {
     let tools = client.list_all_tools().await.unwrap();
     let mut names: Vec<_> = tools.iter().map(|t| t.name.to_string()).collect();
     names.sort();
-    assert_eq!(names, ["hash_compute", "json_compact", "text_case", "text_stats"]);
+    assert_eq!(
+        names,
+        [
+            "count_slowly",
+            "hash_compute",
+            "json_compact",
+            "text_case",
+            "text_stats"
+        ]
+    );
 
     let hash = tools.iter().find(|t| t.name == "hash_compute").unwrap();
     assert_eq!(
@@ -162,7 +171,7 @@ async fn manifest_maps_every_contribution_to_a_listed_tool() {
     let manifest = Client::new(&server.base_url).unwrap().discover().await.unwrap();
     assert!(manifest.capabilities.contains_key("aep.tools"));
     assert!(!manifest.capabilities.contains_key("aep.model-provider"));
-    assert_eq!(manifest.contributions.tools.len(), 4);
+    assert_eq!(manifest.contributions.tools.len(), 5);
     let servers = manifest.mcp_servers();
     assert_eq!(servers.len(), 1);
     assert_eq!(

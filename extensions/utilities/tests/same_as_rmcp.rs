@@ -49,6 +49,12 @@ struct StatsArgs {
     skip_blank_lines: Option<bool>,
 }
 
+#[derive(Deserialize, JsonSchema)]
+struct CountArgs {
+    /// The number to count to, at most 100.
+    to: u32,
+}
+
 #[derive(Clone)]
 struct HandWritten {
     tool_router: ToolRouter<Self>,
@@ -93,6 +99,16 @@ impl HandWritten {
                 .filter(|l| !skip || !l.trim().is_empty())
                 .count(),
         })
+    }
+
+    /// Count from 1 to `to` (at most 100), 10 ms a step, reporting progress at each step.
+    #[tool(annotations(read_only_hint = true, idempotent_hint = true))]
+    async fn count_slowly(&self, Parameters(args): Parameters<CountArgs>) -> Result<String, String> {
+        if args.to > 100 {
+            return Err(format!("count to 100 at most, not {}", args.to));
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10 * u64::from(args.to))).await;
+        Ok(format!("counted to {}", args.to))
     }
 }
 
@@ -231,6 +247,8 @@ async fn tools_call_matches_a_hand_written_rmcp_server() {
         ("json_compact", json!({"json": "nope"})),
         ("text_case", json!({"text": "hello world", "case": "upper"})),
         ("text_stats", json!({"text": "a b\nc"})),
+        ("count_slowly", json!({"to": 3})),
+        ("count_slowly", json!({"to": 101})),
     ];
     for (name, arguments) in calls {
         let a = call(&ours, name, arguments.clone()).await;
