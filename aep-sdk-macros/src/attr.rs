@@ -13,20 +13,20 @@ use crate::text::Text;
 
 const EXTENSION_KEYS: &[&str] = &["id", "name", "version", "description", "mcp_server"];
 const ANNOTATIONS: [&str; 4] = ["read_only", "destructive", "idempotent", "open_world"];
-const TOOL_KEYS: &[&str] = &[
-    "name",
-    "id",
-    "display_name",
-    "description",
-    "title",
-    "server",
-    "metadata",
-    "read_only",
-    "destructive",
-    "idempotent",
-    "open_world",
-    "timeout",
-    "timeout_resets_on_progress",
+/// `#[tool]` keys besides the annotation flags (which sit between the two, as listed in
+/// the unknown-key message).
+const TOOL_KEYS: [&[&str]; 3] = [
+    &[
+        "name",
+        "id",
+        "display_name",
+        "description",
+        "title",
+        "server",
+        "metadata",
+    ],
+    &ANNOTATIONS,
+    &["timeout", "timeout_resets_on_progress"],
 ];
 const PROVIDER_FLAGS: [&str; 7] = [
     "chat",
@@ -37,19 +37,8 @@ const PROVIDER_FLAGS: [&str; 7] = [
     "vision",
     "model_discovery",
 ];
-const PROVIDER_KEYS: &[&str] = &[
-    "id",
-    "display_name",
-    "models",
-    "metadata",
-    "chat",
-    "streaming",
-    "tools",
-    "thinking",
-    "structured_output",
-    "vision",
-    "model_discovery",
-];
+/// `#[model_provider]` keys: these, then the capability flags.
+const PROVIDER_KEYS: [&[&str]; 2] = [&["id", "display_name", "models", "metadata"], &PROVIDER_FLAGS];
 const SIBLING_KEYS: &[&str] = &["provider"];
 
 /// `#[aep_extension(id = .., name = .., version = .., description = .., mcp_server = "..")]`.
@@ -163,7 +152,7 @@ impl ExtensionAttr {
 
 impl ToolAttr {
     pub fn parse(args: &[Arg], errors: &mut Errors) -> Self {
-        errors.extend(parse::check_keys(args, "tool", TOOL_KEYS));
+        errors.extend(parse::check_keys(args, "tool", &TOOL_KEYS.concat()));
         let args = Args(args);
         Self {
             name: args.text("name", errors),
@@ -191,7 +180,7 @@ impl ToolAttr {
 
 impl ProviderAttr {
     pub fn parse(attr: &syn::Attribute, args: &[Arg], errors: &mut Errors) -> Self {
-        errors.extend(parse::check_keys(args, "model_provider", PROVIDER_KEYS));
+        errors.extend(parse::check_keys(args, "model_provider", &PROVIDER_KEYS.concat()));
         let args = Args(args);
         if args.get("id").is_none() {
             errors.push(err(attr.span(), "`#[model_provider]` needs `id = \"...\"`, e.g. #[model_provider(id = \"echo\", display_name = \"Echo\")]"));

@@ -89,6 +89,14 @@ struct Entry<S> {
     resets_on_progress: bool,
 }
 
+/// Resolves on the next progress report, never without a listener.
+async fn progressed_once(activity: &Option<Arc<tokio::sync::Notify>>) {
+    match activity {
+        Some(activity) => activity.notified().await,
+        None => std::future::pending().await,
+    }
+}
+
 /// The process-wide default bound (`--tool-timeout` / `AEP_TOOL_TIMEOUT`), in ms; 0: none.
 static DEFAULT_TIMEOUT_MS: AtomicU64 = AtomicU64::new(0);
 
@@ -175,15 +183,20 @@ impl<S: Send + Sync + 'static> ToolServer<S> {
     /// Runs one call within its bound; a panicking tool fails its call, not the server.
     async fn run(&self, entry: &Entry<S>, arguments: JsonObject, ctx: ToolContext) -> CallToolResult {
         let cancellation = ctx.cancellation().clone();
-        let activity = Arc::new(tokio::sync::Notify::new());
-        let ctx = ctx.with_activity(activity.clone());
-        let future = std::panic::AssertUnwindSafe((entry.call)(self.state.clone(), arguments, ctx));
-        let guarded = futures::FutureExt::catch_unwind(future);
-        let outcome = match entry
+        let bound = entry
             .timeout
             .or(self.default_timeout)
-            .or_else(process_default_timeout)
-        {
+            .or_else(process_default_timeout);
+        // Only a bound that progress restarts needs to hear of progress.
+        let activity =
+            (bound.is_some() && entry.resets_on_progress).then(|| Arc::new(tokio::sync::Notify::new()));
+        let ctx = match &activity {
+            Some(activity) => ctx.with_activity(activity.clone()),
+            None => ctx,
+        };
+        let future = std::panic::AssertUnwindSafe((entry.call)(self.state.clone(), arguments, ctx));
+        let guarded = futures::FutureExt::catch_unwind(future);
+        let outcome = match bound {
             None => Ok(guarded.await),
             Some(bound) => {
                 tokio::pin!(guarded);
@@ -192,7 +205,7 @@ impl<S: Send + Sync + 'static> ToolServer<S> {
                         result = &mut guarded => break Ok(result),
                         () = tokio::time::sleep(bound) => break Err(bound),
                         // A progress report restarts the bound (a new sleep), if allowed.
-                        () = activity.notified(), if entry.resets_on_progress => {}
+                        () = progressed_once(&activity) => {}
                     }
                 }
             }
@@ -243,17 +256,18 @@ impl<S: Send + Sync + 'static> ServerHandler for ToolServer<S> {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        context: RequestContext<RoleServer>,
+        mut context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         // rmcp moves the request's `_meta` into the context; older clients' `_meta` may
         // still sit on the params.
         let meta = Some(context.meta.0.0)
             .filter(|m| !m.is_empty())
             .or_else(|| request.meta.map(|m| m.0.0).filter(|m| !m.is_empty()));
+        // The transport put the request's head there for this call alone: take it.
         let headers = context
             .extensions
-            .get::<http::request::Parts>()
-            .map(|p| p.headers.clone());
+            .remove::<http::request::Parts>()
+            .map(|p| p.headers);
         let ctx = ToolContext::for_request(
             context.ct.clone(),
             meta,
