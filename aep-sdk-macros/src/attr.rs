@@ -11,7 +11,24 @@ use crate::ctxt::{Errors, err};
 use crate::parse::{self, Arg};
 use crate::text::Text;
 
-const EXTENSION_KEYS: &[&str] = &["id", "name", "version", "description", "mcp_server"];
+const EXTENSION_KEYS: &[&str] = &[
+    "id",
+    "name",
+    "version",
+    "description",
+    "mcp_server",
+    "tool_switch",
+];
+const RESOURCE_KEYS: &[&str] = &[
+    "uri",
+    "uri_template",
+    "name",
+    "title",
+    "description",
+    "mime_type",
+    "server",
+];
+const PROMPT_KEYS: &[&str] = &["name", "title", "description", "server"];
 const ANNOTATIONS: [&str; 4] = ["read_only", "destructive", "idempotent", "open_world"];
 /// `#[tool]` keys besides the annotation flags (which sit between the two, as listed in
 /// the unknown-key message).
@@ -48,6 +65,27 @@ pub struct ExtensionAttr {
     pub version: Option<Text>,
     pub description: Option<Text>,
     pub mcp_server: Option<String>,
+    /// `tool_switch = field`: the extension's field holding its `ToolSwitch`.
+    pub tool_switch: Option<syn::Ident>,
+}
+
+/// `#[resource(uri = ".." | uri_template = "..", name, title, description, mime_type, server)]`.
+pub struct ResourceAttr {
+    /// The `uri` or `uri_template` literal, and whether it is a template.
+    pub uri: Option<(LitStr, bool)>,
+    pub name: Option<String>,
+    pub title: Option<String>,
+    pub description: Option<Text>,
+    pub mime_type: Option<String>,
+    pub server: Option<String>,
+}
+
+/// `#[prompt(name, title, description, server)]`.
+pub struct PromptAttr {
+    pub name: Option<LitStr>,
+    pub title: Option<String>,
+    pub description: Option<Text>,
+    pub server: Option<String>,
 }
 
 /// `#[tool(...)]`.
@@ -146,7 +184,73 @@ impl ExtensionAttr {
             version: args.text("version", errors),
             description: args.text("description", errors),
             mcp_server: args.string("mcp_server", errors),
+            tool_switch: args.get("tool_switch").and_then(|a| errors.take(field_name(a))),
         })
+    }
+}
+
+/// `key = field`: a plain identifier naming a field of the extension.
+fn field_name(arg: &Arg) -> syn::Result<syn::Ident> {
+    if let parse::Value::Expr(expr) = &arg.value
+        && let syn::Expr::Path(path) = &**expr
+        && let Some(ident) = path.path.get_ident()
+    {
+        return Ok(ident.clone());
+    }
+    Err(err(
+        arg.key.span(),
+        format!(
+            "`{}` names the extension's field that holds its `ToolSwitch`, e.g. `{} = switch`",
+            arg.key, arg.key
+        ),
+    ))
+}
+
+impl ResourceAttr {
+    pub fn parse(attr: &syn::Attribute, args: &[Arg], errors: &mut Errors) -> Self {
+        errors.extend(parse::check_keys(args, "resource", RESOURCE_KEYS));
+        let args = Args(args);
+        let uri = args.get("uri").and_then(|a| errors.take(a.string()));
+        let template = args.get("uri_template").and_then(|a| errors.take(a.string()));
+        let uri = match (uri, template) {
+            (Some(uri), None) => Some((uri, false)),
+            (None, Some(template)) => Some((template, true)),
+            (Some(_), Some(template)) => {
+                errors.push(err(
+                    template.span(),
+                    "a `#[resource]` has either `uri = \"..\"` (one resource) or `uri_template = \"..\"` (a family of them), not both",
+                ));
+                None
+            }
+            (None, None) => {
+                errors.push(err(
+                    attr.span(),
+                    "`#[resource]` needs `uri = \"docs://readme\"` or `uri_template = \"notes://{id}\"`",
+                ));
+                None
+            }
+        };
+        Self {
+            uri,
+            name: args.string("name", errors),
+            title: args.string("title", errors),
+            description: args.text("description", errors),
+            mime_type: args.string("mime_type", errors),
+            server: args.string("server", errors),
+        }
+    }
+}
+
+impl PromptAttr {
+    pub fn parse(args: &[Arg], errors: &mut Errors) -> Self {
+        errors.extend(parse::check_keys(args, "prompt", PROMPT_KEYS));
+        let args = Args(args);
+        Self {
+            name: args.get("name").and_then(|a| errors.take(a.string())),
+            title: args.string("title", errors),
+            description: args.text("description", errors),
+            server: args.string("server", errors),
+        }
     }
 }
 

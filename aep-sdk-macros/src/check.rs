@@ -3,7 +3,7 @@
 
 use crate::ctxt::{Errors, err};
 use crate::helper::SiblingKind;
-use crate::model::{PendingSibling, Provider, Tool};
+use crate::model::{PendingSibling, Prompt, Provider, Resource, Tool};
 
 pub fn attach_siblings(providers: &mut [Provider], siblings: Vec<PendingSibling>, errors: &mut Errors) {
     for pending in siblings {
@@ -81,6 +81,46 @@ pub fn check_duplicates(tools: &[Tool], providers: &[Provider], default_server: 
             errors.push(err(
                 provider.id.span(),
                 format!("duplicate model provider id \"{id}\" (provider ids match case-insensitively)"),
+            ));
+        }
+    }
+}
+
+/// Duplicate resource URIs (or templates) and prompt names on one MCP server.
+pub fn check_surface_duplicates(
+    resources: &[Resource],
+    prompts: &[Prompt],
+    default_server: &str,
+    errors: &mut Errors,
+) {
+    for (i, resource) in resources.iter().enumerate() {
+        let server = resource.server.as_deref().unwrap_or(default_server);
+        let uri = resource.uri.value();
+        if resources[..i]
+            .iter()
+            .any(|r| r.uri.value() == uri && r.server.as_deref().unwrap_or(default_server) == server)
+        {
+            let what = if resource.is_template {
+                "URI template"
+            } else {
+                "resource URI"
+            };
+            errors.push(err(
+                resource.uri.span(),
+                format!("duplicate {what} \"{uri}\" on server \"{server}\": each resource needs its own"),
+            ));
+        }
+    }
+    for (i, prompt) in prompts.iter().enumerate() {
+        let server = prompt.server.as_deref().unwrap_or(default_server);
+        let name = prompt.name.value();
+        if prompts[..i]
+            .iter()
+            .any(|p| p.name.value() == name && p.server.as_deref().unwrap_or(default_server) == server)
+        {
+            errors.push(err(
+                prompt.name.span(),
+                format!("duplicate prompt name \"{name}\" on server \"{server}\": give this prompt another `name = \"...\"`"),
             ));
         }
     }

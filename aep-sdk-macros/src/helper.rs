@@ -4,6 +4,8 @@
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Helper {
     Tool,
+    Resource,
+    Prompt,
     ModelProvider,
     /// `#[chat]`, `#[models]`, `#[health]`: siblings of a `#[model_provider]`.
     Sibling(SiblingKind),
@@ -29,8 +31,10 @@ impl SiblingKind {
 }
 
 impl Helper {
-    pub const ALL: [Helper; 6] = [
+    pub const ALL: [Helper; 8] = [
         Helper::Tool,
+        Helper::Resource,
+        Helper::Prompt,
         Helper::ModelProvider,
         Helper::Sibling(SiblingKind::Models),
         Helper::Sibling(SiblingKind::Health),
@@ -41,6 +45,8 @@ impl Helper {
     pub fn name(self) -> &'static str {
         match self {
             Helper::Tool => "tool",
+            Helper::Resource => "resource",
+            Helper::Prompt => "prompt",
             Helper::ModelProvider => "model_provider",
             Helper::Sibling(kind) => kind.name(),
             Helper::OptionSet => "option_set",

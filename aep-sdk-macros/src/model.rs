@@ -13,6 +13,10 @@ pub struct Extension {
     pub description: Option<Text>,
     pub default_server: String,
     pub tools: Vec<Tool>,
+    pub resources: Vec<Resource>,
+    pub prompts: Vec<Prompt>,
+    /// `tool_switch = field`.
+    pub tool_switch: Option<Ident>,
     pub providers: Vec<Provider>,
     /// `#[option_set]` methods: `fn(&self) -> OptionSetDecl`, called once at build time.
     pub option_sets: Vec<Ident>,
@@ -34,6 +38,41 @@ pub struct Tool {
     pub resets_on_progress: bool,
     pub params: Params,
     pub output: Output,
+}
+
+/// A `#[resource]` method.
+pub struct Resource {
+    pub method: Ident,
+    /// The `uri` (or `uri_template`) literal.
+    pub uri: LitStr,
+    pub is_template: bool,
+    pub name: String,
+    pub title: Option<String>,
+    pub description: Option<Text>,
+    pub mime_type: Option<String>,
+    pub server: Option<String>,
+    /// The template variables' parameters and an optional `ToolContext`, in order.
+    pub params: Vec<Param>,
+    pub answer: Answer,
+}
+
+/// A `#[prompt]` method.
+pub struct Prompt {
+    pub method: Ident,
+    pub name: LitStr,
+    pub title: Option<String>,
+    pub description: Option<Text>,
+    pub server: Option<String>,
+    /// The arguments (strings parsed with `FromStr`) and an optional `ToolContext`.
+    pub params: Vec<Param>,
+    pub answer: Answer,
+}
+
+/// What a resource or prompt method returns: `T` or `Result<T, E>`.
+pub struct Answer {
+    pub fallible: bool,
+    /// `T` (where a type error about it is reported); `None` for `()`.
+    pub ty: Option<Box<Type>>,
 }
 
 pub enum Params {

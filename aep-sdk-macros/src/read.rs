@@ -6,10 +6,10 @@
 use syn::spanned::Spanned;
 use syn::{ImplItem, ImplItemFn, ItemImpl};
 
-use crate::attr::{self, ExtensionAttr, ProviderAttr, SiblingAttr, ToolAttr};
+use crate::attr::{self, ExtensionAttr, PromptAttr, ProviderAttr, ResourceAttr, SiblingAttr, ToolAttr};
 use crate::ctxt::{Errors, err};
 use crate::helper::{Helper, SiblingKind};
-use crate::model::{Extension, PendingSibling, Provider, Sibling, Tool};
+use crate::model::{Extension, PendingSibling, Prompt, Provider, Resource, Sibling, Tool};
 use crate::parse::{self, Arg};
 use crate::text::Text;
 use crate::{check, signature};
@@ -32,6 +32,8 @@ pub fn build(tokens: proc_macro2::TokenStream, item: &ItemImpl, errors: &mut Err
     }
 
     let mut tools = Vec::new();
+    let mut resources = Vec::new();
+    let mut prompts = Vec::new();
     let mut providers = Vec::new();
     let mut siblings = Vec::new();
     let mut option_sets = Vec::new();
@@ -55,6 +57,8 @@ pub fn build(tokens: proc_macro2::TokenStream, item: &ItemImpl, errors: &mut Err
             }
             match helper {
                 Helper::Tool => tools.extend(tool(method, &args, errors)),
+                Helper::Resource => resources.extend(resource(method, helper_attr, &args, errors)),
+                Helper::Prompt => prompts.extend(prompt(method, &args, errors)),
                 Helper::ModelProvider => providers.extend(provider(method, helper_attr, &args, errors)),
                 Helper::Sibling(sibling_kind) => {
                     siblings.extend(sibling(method, helper_attr, sibling_kind, &args, errors))
@@ -65,6 +69,7 @@ pub fn build(tokens: proc_macro2::TokenStream, item: &ItemImpl, errors: &mut Err
     }
     check::attach_siblings(&mut providers, siblings, errors);
     check::check_duplicates(&tools, &providers, &default_server, errors);
+    check::check_surface_duplicates(&resources, &prompts, &default_server, errors);
     Some(Extension {
         self_ty: (*item.self_ty).clone(),
         id: attr.id?,
@@ -73,6 +78,9 @@ pub fn build(tokens: proc_macro2::TokenStream, item: &ItemImpl, errors: &mut Err
         description: attr.description,
         default_server,
         tools,
+        resources,
+        prompts,
+        tool_switch: attr.tool_switch,
         providers,
         option_sets,
     })
@@ -163,4 +171,134 @@ fn sibling(
             with_context,
         },
     })
+}
+
+fn resource(
+    method: &ImplItemFn,
+    helper_attr: &syn::Attribute,
+    args: &[Arg],
+    errors: &mut Errors,
+) -> Option<Resource> {
+    let attr = ResourceAttr::parse(helper_attr, args, errors);
+    let params = signature::string_params(method, "resource", errors);
+    let (uri, is_template) = attr.uri?;
+    let params = params?;
+    let variables = if is_template {
+        match template_variables(&uri.value()) {
+            Ok(variables) => variables,
+            Err(why) => {
+                errors.push(err(uri.span(), why));
+                return None;
+            }
+        }
+    } else {
+        Vec::new()
+    };
+    let mut ok = true;
+    for param in params.iter().filter(|p| !p.is_context) {
+        if !variables.iter().any(|v| param.name == v) {
+            let why = match is_template {
+                true => format!(
+                    "parameter `{}` is not a variable of the template \"{}\": add `{{{}}}` to it or remove the parameter",
+                    param.name,
+                    uri.value(),
+                    param.name
+                ),
+                false => "a `#[resource(uri = ..)]` method takes no parameters besides a `ToolContext`; for a URI with variables use `uri_template = \"scheme://{name}\"`".to_owned(),
+            };
+            errors.push(err(param.name.span(), why));
+            ok = false;
+        }
+    }
+    for variable in &variables {
+        if !params.iter().any(|p| !p.is_context && p.name == variable) {
+            errors.push(err(
+                uri.span(),
+                format!(
+                    "template variable `{{{variable}}}` has no parameter: add `{variable}: String` (or another `FromStr` type) to `{}`",
+                    method.sig.ident
+                ),
+            ));
+            ok = false;
+        }
+    }
+    if !ok {
+        return None;
+    }
+    let span = method.sig.ident.span();
+    Some(Resource {
+        method: method.sig.ident.clone(),
+        is_template,
+        name: attr.name.unwrap_or_else(|| method_name(method)),
+        title: attr.title,
+        description: attr
+            .description
+            .or_else(|| parse::doc_text(&method.attrs).map(|doc| Text::lit(&doc, span))),
+        mime_type: attr.mime_type,
+        server: attr.server,
+        uri,
+        params,
+        answer: signature::answer(&method.sig.output),
+    })
+}
+
+fn prompt(method: &ImplItemFn, args: &[Arg], errors: &mut Errors) -> Option<Prompt> {
+    let attr = PromptAttr::parse(args, errors);
+    let params = signature::string_params(method, "prompt", errors)?;
+    let span = method.sig.ident.span();
+    Some(Prompt {
+        method: method.sig.ident.clone(),
+        name: attr
+            .name
+            .unwrap_or_else(|| syn::LitStr::new(&method_name(method), span)),
+        title: attr.title,
+        description: attr
+            .description
+            .or_else(|| parse::doc_text(&method.attrs).map(|doc| Text::lit(&doc, span))),
+        server: attr.server,
+        params,
+        answer: signature::answer(&method.sig.output),
+    })
+}
+
+fn method_name(method: &ImplItemFn) -> String {
+    method.sig.ident.to_string().trim_start_matches("r#").to_owned()
+}
+
+/// The variables of an RFC 6570 `{name}` / `{+name}` template, checked as the runtime's
+/// `UriTemplate::parse` checks them, so a template that compiles also parses.
+fn template_variables(template: &str) -> Result<Vec<String>, String> {
+    let mut variables: Vec<String> = Vec::new();
+    let mut rest = template;
+    let mut last_was_variable = false;
+    while let Some(open) = rest.find('{') {
+        if open > 0 {
+            last_was_variable = false;
+        }
+        let close = rest[open..]
+            .find('}')
+            .ok_or_else(|| format!("'{{' without a closing '}}' in \"{template}\""))?;
+        let inner = &rest[open + 1..open + close];
+        let name = inner.strip_prefix('+').unwrap_or(inner);
+        if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            return Err(format!(
+                "`{{{inner}}}` in \"{template}\": a variable is `{{name}}` or `{{+name}}` with a name of letters, digits and '_'"
+            ));
+        }
+        if last_was_variable {
+            return Err(format!(
+                "\"{template}\" has two variables with no text between them, so a URI cannot be split between them"
+            ));
+        }
+        if variables.iter().any(|v| v == name) {
+            return Err(format!("variable `{{{name}}}` appears twice in \"{template}\""));
+        }
+        variables.push(name.to_owned());
+        last_was_variable = true;
+        rest = &rest[open + close + 1..];
+    }
+    if rest.contains('}') {
+        return Err(format!("'}}' without an opening '{{' in \"{template}\""));
+    }
+    Ok(variables)
 }

@@ -260,3 +260,57 @@ pub fn provider_answer(method: &ImplItemFn, errors: &mut Errors) -> Option<(bool
         }
     }
 }
+
+/// The parameters of a `#[resource]` or `#[prompt]` method: plain names of owned types
+/// parsed from strings (`FromStr`), optionally `Option<T>`, and a `ToolContext`.
+pub fn string_params(method: &ImplItemFn, kind: &str, errors: &mut Errors) -> Option<Vec<Param>> {
+    let mut params = Vec::new();
+    let mut ok = true;
+    for input in &method.sig.inputs {
+        let FnArg::Typed(pat_type) = input else { continue };
+        let Pat::Ident(pat) = &*pat_type.pat else {
+            errors.push(err(
+                pat_type.pat.span(),
+                format!("`#[{kind}]` parameters must be plain names (`id: String`)"),
+            ));
+            ok = false;
+            continue;
+        };
+        let ty = &*pat_type.ty;
+        if unsupported_param(ty).is_some() || pat_type.attrs.iter().any(|a| a.path().is_ident("args")) {
+            errors.push(err(
+                ty.span(),
+                format!("`#[{kind}]` parameters are owned values parsed from text (`FromStr`), e.g. `String` or `u32`, or a `ToolContext`"),
+            ));
+            ok = false;
+            continue;
+        }
+        params.push(Param {
+            name: pat.ident.clone(),
+            ty: ty.clone(),
+            doc: parse::doc_text(&pat_type.attrs),
+            is_context: is_named(ty, "ToolContext"),
+            optional: is_named(ty, "Option"),
+        });
+    }
+    ok.then_some(params)
+}
+
+/// What a resource or prompt method returns: `T` or `Result<T, E>`.
+pub fn answer(output: &ReturnType) -> crate::model::Answer {
+    let ReturnType::Type(_, ty) = output else {
+        return crate::model::Answer {
+            fallible: false,
+            ty: None,
+        };
+    };
+    let fallible = is_named(ty, "Result");
+    let inner = match generic_args(ty).first() {
+        Some(ok) if fallible => (*ok).clone(),
+        _ => (**ty).clone(),
+    };
+    crate::model::Answer {
+        fallible,
+        ty: Some(Box::new(inner)),
+    }
+}

@@ -71,6 +71,7 @@
 //!   runtime if wanted, stopped on drop) and raw HTTP/1.1 exchanges ([`testing::raw`]).
 #![warn(missing_docs)]
 
+pub mod caller;
 pub mod config;
 pub mod error;
 pub mod protocol;

@@ -1,8 +1,9 @@
 //! Code generation: the impl as written (helper attributes removed), then a hidden
-//! `const _: () = { ... };` block with the providers, tool calls and the
-//! `AepExtension` impl.
+//! `const _: () = { ... };` block with the providers, tool calls, resource reads,
+//! prompt gets, the MCP servers and the `AepExtension` impl.
 
 mod providers;
+mod surface;
 mod tools;
 
 use proc_macro2::TokenStream;
@@ -87,7 +88,8 @@ fn generate(model: &Extension) -> TokenStream {
         .as_ref()
         .map(|d| quote! { builder = builder.description(#d); });
     let (provider_items, provider_registrations) = providers::generate(model);
-    let (tool_items, tool_registrations) = tools::generate(model, &version);
+    let (tool_items, tool_defs, contributions) = tools::generate(model);
+    let (surface_items, servers) = surface::generate(model, &version, tool_defs);
     let option_sets = model
         .option_sets
         .iter()
@@ -98,6 +100,7 @@ fn generate(model: &Extension) -> TokenStream {
         const _: () = {
             #(#provider_items)*
             #(#tool_items)*
+            #(#surface_items)*
 
             impl ::aep_sdk::server::AepExtension for #self_ty {
                 fn extension_builder(self) -> ::aep_sdk::server::ExtensionBuilder {
@@ -105,7 +108,8 @@ fn generate(model: &Extension) -> TokenStream {
                     let mut builder = ::aep_sdk::server::Extension::builder(#id, #name, #version);
                     #description
                     #provider_registrations
-                    #tool_registrations
+                    #servers
+                    #contributions
                     #(#option_sets)*
                     let _ = &state;
                     builder

@@ -1,5 +1,5 @@
-//! `#[tool]` methods -> argument structs (schemars schemas), call functions, one
-//! `ToolServer` per MCP server, and the AEP tool contributions that map to them.
+//! `#[tool]` methods -> argument structs (schemars schemas), call functions, `ToolDef`s,
+//! and the AEP tool contributions that map to them.
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
@@ -7,9 +7,11 @@ use quote::{format_ident, quote};
 use super::metadata_map;
 use crate::model::{Extension, OutputKind, Params, Tool};
 
-pub fn generate(model: &Extension, version: &TokenStream) -> (Vec<TokenStream>, TokenStream) {
+/// The items (argument structs, call functions), each tool's `ToolDef` with its server,
+/// and the AEP contributions.
+pub fn generate(model: &Extension) -> (Vec<TokenStream>, Vec<(String, TokenStream)>, TokenStream) {
     let mut items = Vec::new();
-    let mut servers: Vec<(String, Vec<TokenStream>)> = Vec::new();
+    let mut defs = Vec::new();
     let mut contributions = TokenStream::new();
     for tool in &model.tools {
         let (args_ty, item) = tool_items(model, tool);
@@ -18,29 +20,10 @@ pub fn generate(model: &Extension, version: &TokenStream) -> (Vec<TokenStream>, 
             .server
             .clone()
             .unwrap_or_else(|| model.default_server.clone());
-        let definition = tool_def(tool, &args_ty);
-        match servers.iter_mut().find(|(id, _)| *id == server) {
-            Some((_, defs)) => defs.push(definition),
-            None => servers.push((server.clone(), vec![definition])),
-        }
         contributions.extend(contribution(tool, &server));
+        defs.push((server, tool_def(tool, &args_ty)));
     }
-    let ext_id = &model.id;
-    let mut registrations = TokenStream::new();
-    for (id, defs) in servers {
-        let path = if id == model.default_server {
-            "/mcp".to_owned()
-        } else {
-            format!("/mcp/{id}")
-        };
-        registrations.extend(quote! {
-            builder = builder.mcp_server(#id, #path, ::aep_sdk::tool::ToolServer::new(
-                state.clone(), #ext_id, #version, ::std::vec![#(#defs),*],
-            ));
-        });
-    }
-    registrations.extend(contributions);
-    (items, registrations)
+    (items, defs, contributions)
 }
 
 /// The argument type and the items (argument struct, call function) of one tool.

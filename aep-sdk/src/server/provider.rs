@@ -10,6 +10,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::ChatStream;
 use crate::AepError;
+use crate::caller::Caller;
 use crate::protocol::{
     ChatRequest, ChatResponse, ChatUpdate, Content, ContentKind, FinishReason, Health, Message,
     ModelDescriptor, ModelProviderDescriptor, Role,
@@ -22,6 +23,7 @@ use crate::protocol::{
 #[derive(Debug, Clone)]
 pub struct RequestContext {
     pub(crate) cancellation: CancellationToken,
+    pub(crate) caller: Option<Caller>,
     pub(crate) headers: HeaderMap,
     pub(crate) descriptor: Arc<ModelProviderDescriptor>,
     pub(crate) extensions: http::Extensions,
@@ -32,6 +34,7 @@ impl RequestContext {
     pub fn new(descriptor: ModelProviderDescriptor) -> Self {
         Self {
             cancellation: CancellationToken::new(),
+            caller: None,
             headers: HeaderMap::new(),
             descriptor: Arc::new(descriptor),
             extensions: http::Extensions::new(),
@@ -41,6 +44,12 @@ impl RequestContext {
     /// Cancelled when the client goes away or the server shuts down.
     pub fn cancellation(&self) -> &CancellationToken {
         &self.cancellation
+    }
+
+    /// Who the server's bearer authentication accepted the request as; `None` when it
+    /// requires no token.
+    pub fn caller(&self) -> Option<&Caller> {
+        self.caller.as_ref()
     }
 
     /// Request headers (never logged by the SDK).

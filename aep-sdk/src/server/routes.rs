@@ -12,7 +12,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use bytes::Bytes;
 use futures::FutureExt;
-use http::{HeaderMap, StatusCode, header};
+use http::{StatusCode, header};
 use tokio_util::sync::{CancellationToken, DropGuard};
 
 use super::body::BodyLimits;
@@ -20,6 +20,7 @@ use super::extract::{AepPath, json_body};
 use super::provider::{DynProvider, RequestContext};
 use super::sse;
 use crate::AepError;
+use crate::caller::Caller;
 use crate::error::codes;
 use crate::protocol::{ChatRequest, Health, ModelProviderDescriptor, ProtocolVersion, paths};
 
@@ -60,7 +61,7 @@ impl Shared {
         &self,
         request: &ChatRequest,
         registered: &Registered,
-        headers: HeaderMap,
+        parts: http::request::Parts,
         cancellation: CancellationToken,
     ) -> Result<RequestContext, AepError> {
         if request.model.trim().is_empty() {
@@ -74,7 +75,8 @@ impl Shared {
         }
         let mut ctx = RequestContext {
             cancellation,
-            headers,
+            caller: parts.extensions.get::<Caller>().cloned(),
+            headers: parts.headers,
             descriptor: registered.descriptor.clone(),
             extensions: http::Extensions::new(),
         };
@@ -129,10 +131,12 @@ async fn list_providers(State(shared): AppState) -> Response {
     json_bytes(shared.provider_list.clone())
 }
 
-fn plain_context(registered: &Registered, headers: HeaderMap) -> RequestContext {
+fn plain_context(registered: &Registered, request: Request) -> RequestContext {
+    let parts = request.into_parts().0;
     RequestContext {
         cancellation: CancellationToken::new(),
-        headers,
+        caller: parts.extensions.get::<Caller>().cloned(),
+        headers: parts.headers,
         descriptor: registered.descriptor.clone(),
         extensions: http::Extensions::new(),
     }
@@ -156,7 +160,7 @@ async fn provider_health(
     request: Request,
 ) -> Result<Response, AepError> {
     let registered = shared.provider(&id)?;
-    let ctx = plain_context(registered, request.into_parts().0.headers);
+    let ctx = plain_context(registered, request);
     let health = match guarded(registered.provider.health(ctx)).await {
         Ok(health) => health,
         Err(error) => Health::unavailable(error.message().to_owned()),
@@ -170,7 +174,7 @@ async fn models(
     request: Request,
 ) -> Result<Response, AepError> {
     let registered = shared.provider(&id)?;
-    let ctx = plain_context(registered, request.into_parts().0.headers);
+    let ctx = plain_context(registered, request);
     let models = guarded(registered.provider.models(ctx)).await?;
     Ok(axum::Json(models).into_response())
 }
@@ -186,7 +190,7 @@ async fn open_chat(
     let chat: ChatRequest = json_body(&parts.headers, body, shared.limits).await?;
     let cancellation = CancellationToken::new();
     let guard = cancellation.clone().drop_guard();
-    let ctx = shared.prepare(&chat, &registered, parts.headers, cancellation)?;
+    let ctx = shared.prepare(&chat, &registered, parts, cancellation)?;
     Ok((registered, ctx, chat, guard))
 }
 

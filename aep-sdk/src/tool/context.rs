@@ -1,6 +1,6 @@
-//! [`ToolContext`]: what a tool call knows and can do besides computing its result:
-//! the cancellation token, the request's `_meta` and HTTP headers, progress
-//! notifications and log messages to the client.
+//! [`ToolContext`]: what a tool call, resource read or prompt get knows and can do
+//! besides computing its result: the cancellation token, the request's `_meta`, HTTP
+//! headers and caller, progress notifications and log messages to the client.
 
 use std::sync::{Arc, Mutex};
 
@@ -9,6 +9,7 @@ use rmcp::service::{Peer, RoleServer};
 use tokio_util::sync::CancellationToken;
 
 use super::JsonObject;
+use crate::caller::Caller;
 
 /// The severity of a log message to the client (MCP's syslog levels, lowest first).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -65,7 +66,8 @@ impl LogLevel {
 /// The level an MCP session asked for with `logging/setLevel`.
 pub(crate) type SessionLevel = Arc<Mutex<LogLevel>>;
 
-/// What a tool call knows besides its arguments, and how it talks back to the client.
+/// What a tool call (or resource read, or prompt get) knows besides its arguments, and
+/// how it talks back to the client.
 ///
 /// ```
 /// use aep_sdk::tool::{LogLevel, ToolContext};
@@ -88,6 +90,7 @@ pub struct ToolContext {
     cancellation: CancellationToken,
     meta: Option<JsonObject>,
     headers: Option<Arc<http::HeaderMap>>,
+    caller: Option<Caller>,
     peer: Option<Peer<RoleServer>>,
     level: Option<SessionLevel>,
     /// Told of each progress report (a timeout that resets on progress listens).
@@ -101,6 +104,7 @@ impl ToolContext {
             cancellation,
             meta: None,
             headers: None,
+            caller: None,
             peer: None,
             level: None,
             activity: None,
@@ -110,14 +114,22 @@ impl ToolContext {
     pub(crate) fn for_request(
         cancellation: CancellationToken,
         meta: Option<JsonObject>,
-        headers: Option<http::HeaderMap>,
+        head: Option<http::request::Parts>,
         peer: Peer<RoleServer>,
         level: SessionLevel,
     ) -> Self {
+        let (headers, caller) = match head {
+            Some(head) => (
+                Some(Arc::new(head.headers)),
+                head.extensions.get::<Caller>().cloned(),
+            ),
+            None => (None, None),
+        };
         Self {
             cancellation,
             meta,
-            headers: headers.map(Arc::new),
+            headers,
+            caller,
             peer: Some(peer),
             level: Some(level),
             activity: None,
@@ -151,6 +163,12 @@ impl ToolContext {
     /// `Authorization` is among them as sent; never log it.
     pub fn headers(&self) -> Option<&http::HeaderMap> {
         self.headers.as_deref()
+    }
+
+    /// Who the server's bearer authentication accepted the request as (the identity,
+    /// never the token); `None` when the server requires no token.
+    pub fn caller(&self) -> Option<&Caller> {
+        self.caller.as_ref()
     }
 
     /// The same context carrying `meta` as the request's `_meta` (tests, direct calls).

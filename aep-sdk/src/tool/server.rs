@@ -5,15 +5,10 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures::future::BoxFuture;
-use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, ListToolsResult,
-    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
-};
-use rmcp::service::{RequestContext, RoleServer};
-use rmcp::{ErrorData, ServerHandler};
+use rmcp::model::{CallToolResult, Implementation, Tool, ToolAnnotations};
 
 use super::context::{LogLevel, SessionLevel, ToolContext};
-use super::{JsonObject, error_result};
+use super::{JsonObject, PromptDef, ResourceDef, ResourceTemplateDef, ToolSwitch, error_result};
 
 /// Calls one tool on the state `S`: arguments in, MCP result out.
 pub type ToolCall<S> = fn(Arc<S>, JsonObject, ToolContext) -> BoxFuture<'static, CallToolResult>;
@@ -82,8 +77,8 @@ impl<S> ToolDef<S> {
 }
 
 /// One callable tool: its name, call and bound.
-struct Entry<S> {
-    name: String,
+pub(super) struct Entry<S> {
+    pub(super) name: String,
     call: ToolCall<S>,
     timeout: Option<Duration>,
     resets_on_progress: bool,
@@ -115,14 +110,23 @@ fn process_default_timeout() -> Option<Duration> {
     }
 }
 
-/// An MCP server over a fixed set of tools, all called on one shared state `S`.
+/// An MCP server over a fixed set of tools, resources and prompts, all served from one
+/// shared state `S`.
+///
+/// It advertises exactly what it has: `tools` (with `listChanged` when it has a
+/// [`ToolSwitch`]), `resources` when it has resources or templates, `prompts` when it
+/// has prompts, and `logging` ([`ToolContext::log`] honours `logging/setLevel`).
 pub struct ToolServer<S> {
-    state: Arc<S>,
-    calls: Arc<[Entry<S>]>,
-    listed: Arc<Vec<Tool>>,
-    info: Arc<Implementation>,
+    pub(super) state: Arc<S>,
+    pub(super) calls: Arc<[Entry<S>]>,
+    pub(super) listed: Arc<Vec<Tool>>,
+    pub(super) resources: Arc<[ResourceDef<S>]>,
+    pub(super) templates: Arc<[ResourceTemplateDef<S>]>,
+    pub(super) prompts: Arc<[PromptDef<S>]>,
+    pub(super) switch: Option<ToolSwitch>,
+    pub(super) info: Arc<Implementation>,
     default_timeout: Option<Duration>,
-    level: SessionLevel,
+    pub(super) level: SessionLevel,
 }
 
 /// A clone is a new MCP session's handler (the Streamable HTTP transport clones one per
@@ -133,6 +137,10 @@ impl<S> Clone for ToolServer<S> {
             state: self.state.clone(),
             calls: self.calls.clone(),
             listed: self.listed.clone(),
+            resources: self.resources.clone(),
+            templates: self.templates.clone(),
+            prompts: self.prompts.clone(),
+            switch: self.switch.clone(),
             info: self.info.clone(),
             default_timeout: self.default_timeout,
             level: Arc::new(Mutex::new(LogLevel::Info)),
@@ -157,10 +165,38 @@ impl<S: Send + Sync + 'static> ToolServer<S> {
             state,
             calls: calls.into(),
             listed: Arc::new(listed),
+            resources: Arc::new([]),
+            templates: Arc::new([]),
+            prompts: Arc::new([]),
+            switch: None,
             info: Arc::new(Implementation::new(name, version)),
             default_timeout: None,
             level: Arc::new(Mutex::new(LogLevel::Info)),
         }
+    }
+
+    /// Serves `resources` (fixed URIs) too.
+    pub fn resources(mut self, resources: Vec<ResourceDef<S>>) -> Self {
+        self.resources = resources.into();
+        self
+    }
+
+    /// Serves `templates` (URI templates) too.
+    pub fn resource_templates(mut self, templates: Vec<ResourceTemplateDef<S>>) -> Self {
+        self.templates = templates.into();
+        self
+    }
+
+    /// Serves `prompts` too.
+    pub fn prompts(mut self, prompts: Vec<PromptDef<S>>) -> Self {
+        self.prompts = prompts.into();
+        self
+    }
+
+    /// Lets `switch` enable and disable the tools while the server runs.
+    pub fn switch(mut self, switch: ToolSwitch) -> Self {
+        self.switch = Some(switch);
+        self
     }
 
     /// Bounds every call of a tool that has no timeout of its own.
@@ -169,19 +205,37 @@ impl<S: Send + Sync + 'static> ToolServer<S> {
         self
     }
 
-    /// The `tools/list` entries.
+    /// The `tools/list` entries (switched-off tools included).
     pub fn tools(&self) -> &[Tool] {
         &self.listed
     }
 
-    /// Calls tool `name` directly, as `tools/call` would.
+    /// Calls tool `name` directly, as `tools/call` would; `None` if there is no such
+    /// tool or it is switched off.
     pub async fn call(&self, name: &str, arguments: JsonObject, ctx: ToolContext) -> Option<CallToolResult> {
-        let entry = self.calls.iter().find(|e| e.name == name)?;
+        let entry = self.entry(name)?;
         Some(self.run(entry, arguments, ctx).await)
     }
 
+    /// The enabled tool `name`.
+    pub(super) fn entry(&self, name: &str) -> Option<&Entry<S>> {
+        self.calls
+            .iter()
+            .find(|e| e.name == name)
+            .filter(|e| self.enabled(&e.name))
+    }
+
+    pub(super) fn enabled(&self, name: &str) -> bool {
+        self.switch.as_ref().is_none_or(|s| s.is_enabled(name))
+    }
+
     /// Runs one call within its bound; a panicking tool fails its call, not the server.
-    async fn run(&self, entry: &Entry<S>, arguments: JsonObject, ctx: ToolContext) -> CallToolResult {
+    pub(super) async fn run(
+        &self,
+        entry: &Entry<S>,
+        arguments: JsonObject,
+        ctx: ToolContext,
+    ) -> CallToolResult {
         let cancellation = ctx.cancellation().clone();
         let bound = entry
             .timeout
@@ -226,73 +280,5 @@ impl<S: Send + Sync + 'static> ToolServer<S> {
                 ))
             }
         }
-    }
-}
-
-impl<S: Send + Sync + 'static> ServerHandler for ToolServer<S> {
-    #[allow(deprecated)] // MCP logging: see LogLevel
-    fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(
-            ServerCapabilities::builder()
-                .enable_tools()
-                .enable_logging()
-                .build(),
-        )
-        .with_server_info((*self.info).clone())
-    }
-
-    async fn list_tools(
-        &self,
-        _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items((*self.listed).clone()))
-    }
-
-    fn get_tool(&self, name: &str) -> Option<Tool> {
-        self.listed.iter().find(|t| t.name == name).cloned()
-    }
-
-    async fn call_tool(
-        &self,
-        request: CallToolRequestParams,
-        mut context: RequestContext<RoleServer>,
-    ) -> Result<CallToolResponse, ErrorData> {
-        // rmcp moves the request's `_meta` into the context; older clients' `_meta` may
-        // still sit on the params.
-        let meta = Some(context.meta.0.0)
-            .filter(|m| !m.is_empty())
-            .or_else(|| request.meta.map(|m| m.0.0).filter(|m| !m.is_empty()));
-        // The transport put the request's head there for this call alone: take it.
-        let headers = context
-            .extensions
-            .remove::<http::request::Parts>()
-            .map(|p| p.headers);
-        let ctx = ToolContext::for_request(
-            context.ct.clone(),
-            meta,
-            headers,
-            context.peer.clone(),
-            self.level.clone(),
-        );
-        let arguments = request.arguments.unwrap_or_default();
-        let Some(entry) = self.calls.iter().find(|e| e.name == request.name) else {
-            return Err(ErrorData::invalid_params(
-                format!("tool '{}' not found", request.name),
-                None,
-            ));
-        };
-        let result = self.run(entry, arguments, ctx).await;
-        Ok(result.into())
-    }
-
-    #[allow(deprecated)] // MCP logging: see LogLevel
-    async fn set_level(
-        &self,
-        request: rmcp::model::SetLevelRequestParams,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<(), ErrorData> {
-        *self.level.lock().unwrap_or_else(|e| e.into_inner()) = LogLevel::from_rmcp(request.level);
-        Ok(())
     }
 }

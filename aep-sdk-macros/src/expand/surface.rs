@@ -1,0 +1,249 @@
+//! `#[resource]` and `#[prompt]` methods -> read and get functions, `ResourceDef`s,
+//! `ResourceTemplateDef`s and `PromptDef`s; and one `ToolServer` per MCP server holding
+//! everything put on it.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+
+use crate::model::{Answer, Extension, Param, Prompt, Resource};
+
+/// What goes on one MCP server.
+#[derive(Default)]
+struct Server {
+    tools: Vec<TokenStream>,
+    resources: Vec<TokenStream>,
+    templates: Vec<TokenStream>,
+    prompts: Vec<TokenStream>,
+}
+
+/// The read/get functions, and the registration of every MCP server.
+pub fn generate(
+    model: &Extension,
+    version: &TokenStream,
+    tools: Vec<(String, TokenStream)>,
+) -> (Vec<TokenStream>, TokenStream) {
+    let mut servers: Vec<(String, Server)> = Vec::new();
+    let mut on = |server: &Option<String>| -> usize {
+        let id = server.clone().unwrap_or_else(|| model.default_server.clone());
+        match servers.iter().position(|(s, _)| *s == id) {
+            Some(i) => i,
+            None => {
+                servers.push((id, Server::default()));
+                servers.len() - 1
+            }
+        }
+    };
+    let mut tool_slots = Vec::new();
+    for (server, def) in tools {
+        tool_slots.push((on(&Some(server)), def));
+    }
+    let mut items = Vec::new();
+    let mut resource_slots = Vec::new();
+    for resource in &model.resources {
+        items.push(read_fn(model, resource));
+        resource_slots.push((on(&resource.server), resource.is_template, resource_def(resource)));
+    }
+    let mut prompt_slots = Vec::new();
+    for prompt in &model.prompts {
+        items.push(get_fn(model, prompt));
+        prompt_slots.push((on(&prompt.server), prompt_def(prompt)));
+    }
+    for (i, def) in tool_slots {
+        servers[i].1.tools.push(def);
+    }
+    for (i, is_template, def) in resource_slots {
+        let server = &mut servers[i].1;
+        if is_template {
+            &mut server.templates
+        } else {
+            &mut server.resources
+        }
+        .push(def);
+    }
+    for (i, def) in prompt_slots {
+        servers[i].1.prompts.push(def);
+    }
+    let ext_id = &model.id;
+    let switch = model
+        .tool_switch
+        .as_ref()
+        .map(|field| quote! { .switch(::core::clone::Clone::clone(&state.#field)) });
+    let mut registrations = TokenStream::new();
+    for (id, server) in servers {
+        let path = match id == model.default_server {
+            true => "/mcp".to_owned(),
+            false => format!("/mcp/{id}"),
+        };
+        let Server {
+            tools,
+            resources,
+            templates,
+            prompts,
+        } = server;
+        registrations.extend(quote! {
+            builder = builder.mcp_server(#id, #path, ::aep_sdk::tool::ToolServer::new(
+                state.clone(), #ext_id, #version, ::std::vec![#(#tools),*],
+            )
+            .resources(::std::vec![#(#resources),*])
+            .resource_templates(::std::vec![#(#templates),*])
+            .prompts(::std::vec![#(#prompts),*])
+            #switch);
+        });
+    }
+    (items, registrations)
+}
+
+/// `let name = string_param(&values, "name")?;` for each parameter that is not the context,
+/// spanned on its type so a type without `FromStr` is reported there.
+fn parse_params(params: &[Param], values: &syn::Ident) -> TokenStream {
+    params
+        .iter()
+        .filter(|p| !p.is_context)
+        .map(|p| {
+            let name = &p.name;
+            let key = name.to_string();
+            let parse = match p.optional {
+                true => quote! { optional_string_param },
+                false => quote! { string_param },
+            };
+            quote_spanned! {p.ty.span()=>
+                let #name = ::aep_sdk::tool::#parse(&#values, #key)?;
+            }
+        })
+        .collect()
+}
+
+fn call_args(params: &[Param]) -> Vec<TokenStream> {
+    params
+        .iter()
+        .map(|p| {
+            let name = &p.name;
+            match p.is_context {
+                true => quote! { ctx.clone() },
+                false => quote! { #name },
+            }
+        })
+        .collect()
+}
+
+/// The method's value, with an `Err` turned into the JSON-RPC error.
+fn unwrap_answer(answer: &Answer) -> TokenStream {
+    match answer.fallible {
+        true => quote! {
+            let output = output.map_err(|error| ::aep_sdk::tool::ToolError::from(error).into_error_data())?;
+        },
+        false => TokenStream::new(),
+    }
+}
+
+fn answer_span(answer: &Answer) -> proc_macro2::Span {
+    answer
+        .ty
+        .as_ref()
+        .map_or_else(proc_macro2::Span::call_site, |ty| ty.span())
+}
+
+fn read_fn(model: &Extension, resource: &Resource) -> TokenStream {
+    let self_ty = &model.self_ty;
+    let method = &resource.method;
+    let read_fn = format_ident!("__aep_read_{}", method);
+    let variables = format_ident!("variables");
+    let parse = parse_params(&resource.params, &variables);
+    let args = call_args(&resource.params);
+    let unwrap = unwrap_answer(&resource.answer);
+    let mime = match &resource.mime_type {
+        Some(m) => quote! { ::core::option::Option::Some(#m) },
+        None => quote! { ::core::option::Option::None },
+    };
+    let convert = quote_spanned! {answer_span(&resource.answer)=>
+        ::aep_sdk::tool::ResourceOutput::into_contents(output, &uri, #mime)
+    };
+    quote! {
+        fn #read_fn(
+            state: ::std::sync::Arc<#self_ty>,
+            uri: ::std::string::String,
+            #variables: ::aep_sdk::tool::JsonObject,
+            ctx: ::aep_sdk::tool::ToolContext,
+        ) -> ::aep_sdk::__private::futures::future::BoxFuture<
+            'static,
+            ::core::result::Result<::std::vec::Vec<::aep_sdk::__private::rmcp::model::ResourceContents>, ::aep_sdk::__private::rmcp::ErrorData>,
+        > {
+            ::std::boxed::Box::pin(async move {
+                #parse
+                let _ = &#variables;
+                let output = state.#method(#(#args),*).await;
+                let _ = &ctx;
+                #unwrap
+                ::core::result::Result::Ok(#convert)
+            })
+        }
+    }
+}
+
+fn resource_def(resource: &Resource) -> TokenStream {
+    let uri = &resource.uri;
+    let name = &resource.name;
+    let read_fn = format_ident!("__aep_read_{}", resource.method);
+    let description = resource.description.as_ref().map(|d| quote! { .description(#d) });
+    let title = resource.title.as_ref().map(|t| quote! { .title(#t) });
+    let mime = resource.mime_type.as_ref().map(|m| quote! { .mime_type(#m) });
+    let def = match resource.is_template {
+        true => quote! { ResourceTemplateDef },
+        false => quote! { ResourceDef },
+    };
+    quote! {
+        ::aep_sdk::tool::#def::new(#uri, #name, #read_fn) #description #title #mime
+    }
+}
+
+fn get_fn(model: &Extension, prompt: &Prompt) -> TokenStream {
+    let self_ty = &model.self_ty;
+    let method = &prompt.method;
+    let get_fn = format_ident!("__aep_prompt_{}", method);
+    let arguments = format_ident!("arguments");
+    let parse = parse_params(&prompt.params, &arguments);
+    let args = call_args(&prompt.params);
+    let unwrap = unwrap_answer(&prompt.answer);
+    let convert = quote_spanned! {answer_span(&prompt.answer)=>
+        ::aep_sdk::tool::PromptOutput::into_result(output)
+    };
+    quote! {
+        fn #get_fn(
+            state: ::std::sync::Arc<#self_ty>,
+            #arguments: ::aep_sdk::tool::JsonObject,
+            ctx: ::aep_sdk::tool::ToolContext,
+        ) -> ::aep_sdk::__private::futures::future::BoxFuture<
+            'static,
+            ::core::result::Result<::aep_sdk::__private::rmcp::model::GetPromptResult, ::aep_sdk::__private::rmcp::ErrorData>,
+        > {
+            ::std::boxed::Box::pin(async move {
+                #parse
+                let _ = &#arguments;
+                let output = state.#method(#(#args),*).await;
+                let _ = &ctx;
+                #unwrap
+                ::core::result::Result::Ok(#convert)
+            })
+        }
+    }
+}
+
+fn prompt_def(prompt: &Prompt) -> TokenStream {
+    let name = &prompt.name;
+    let get_fn = format_ident!("__aep_prompt_{}", prompt.method);
+    let description = prompt.description.as_ref().map(|d| quote! { .description(#d) });
+    let title = prompt.title.as_ref().map(|t| quote! { .title(#t) });
+    let arguments = prompt.params.iter().filter(|p| !p.is_context).map(|p| {
+        let key = p.name.to_string();
+        let doc = match &p.doc {
+            Some(d) => quote! { ::core::option::Option::Some(#d) },
+            None => quote! { ::core::option::Option::None },
+        };
+        let required = !p.optional;
+        quote! { .argument(#key, #doc, #required) }
+    });
+    quote! {
+        ::aep_sdk::tool::PromptDef::new(#name, #get_fn) #description #title #(#arguments)*
+    }
+}

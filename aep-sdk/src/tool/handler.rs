@@ -1,0 +1,197 @@
+//! [`ToolServer`]'s MCP side: rmcp's `ServerHandler`, from `initialize` to
+//! `prompts/get`.
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, GetPromptRequestParams, GetPromptResponse, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    PromptsCapability, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
+    ResourcesCapability, ServerCapabilities, ServerConfig, Tool, ToolsCapability,
+};
+use rmcp::service::{NotificationContext, RequestContext, RoleServer};
+use rmcp::{ErrorData, ServerHandler};
+
+use super::context::{LogLevel, ToolContext};
+use super::{JsonObject, ToolServer};
+
+impl<S: Send + Sync + 'static> ToolServer<S> {
+    /// The context of one request: its token, `_meta`, HTTP head and caller, the peer.
+    fn context(&self, meta: Option<JsonObject>, context: &mut RequestContext<RoleServer>) -> ToolContext {
+        // rmcp moves the request's `_meta` into the context; older clients' `_meta` may
+        // still sit on the params.
+        let meta = Some(std::mem::take(&mut context.meta.0.0))
+            .filter(|m| !m.is_empty())
+            .or_else(|| meta.filter(|m| !m.is_empty()));
+        // The transport put the request's head there for this request alone: take it.
+        let head = context.extensions.remove::<http::request::Parts>();
+        ToolContext::for_request(
+            context.ct.clone(),
+            meta,
+            head,
+            context.peer.clone(),
+            self.level.clone(),
+        )
+    }
+
+    fn listed_tools(&self) -> Vec<Tool> {
+        self.listed
+            .iter()
+            .filter(|t| self.enabled(&t.name))
+            .cloned()
+            .collect()
+    }
+}
+
+impl<S: Send + Sync + 'static> ServerHandler for ToolServer<S> {
+    #[allow(deprecated)] // MCP logging: see LogLevel
+    fn get_info(&self) -> ServerConfig {
+        let mut capabilities = ServerCapabilities::default();
+        capabilities.logging = Some(JsonObject::new());
+        if !self.calls.is_empty() {
+            let mut tools = ToolsCapability::default();
+            tools.list_changed = self.switch.is_some().then_some(true);
+            capabilities.tools = Some(tools);
+        }
+        if !self.resources.is_empty() || !self.templates.is_empty() {
+            capabilities.resources = Some(ResourcesCapability::default());
+        }
+        if !self.prompts.is_empty() {
+            capabilities.prompts = Some(PromptsCapability::default());
+        }
+        ServerConfig::new(capabilities).with_server_info((*self.info).clone())
+    }
+
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        if let Some(switch) = &self.switch {
+            switch.subscribe(context.peer);
+        }
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(self.listed_tools()))
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        self.listed
+            .iter()
+            .find(|t| t.name == name && self.enabled(name))
+            .cloned()
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        mut context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let ctx = self.context(request.meta.map(|m| m.0.0), &mut context);
+        let Some(entry) = self.entry(&request.name) else {
+            let reason = match self.calls.iter().any(|e| e.name == request.name) {
+                true => "is switched off",
+                false => "not found",
+            };
+            return Err(ErrorData::invalid_params(
+                format!("tool '{}' {reason}", request.name),
+                None,
+            ));
+        };
+        let arguments = request.arguments.unwrap_or_default();
+        Ok(self.run(entry, arguments, ctx).await.into())
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let resources = self.resources.iter().map(|r| r.resource.clone()).collect();
+        Ok(ListResourcesResult::with_all_items(resources))
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        let templates = self.templates.iter().map(|t| t.template.clone()).collect();
+        Ok(ListResourceTemplatesResult::with_all_items(templates))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        mut context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let ctx = self.context(request.meta.map(|m| m.0.0), &mut context);
+        let uri = request.uri;
+        // A fixed URI wins over a template that also matches it.
+        let read = match self.resources.iter().find(|r| r.resource.uri == uri) {
+            Some(resource) => Some((resource.read, JsonObject::new())),
+            None => self
+                .templates
+                .iter()
+                .find_map(|t| Some((t.read, t.matcher.matches(&uri)?))),
+        };
+        let Some((read, variables)) = read else {
+            return Err(ErrorData::resource_not_found(
+                format!("no resource matches '{uri}'"),
+                Some(serde_json::json!({ "uri": uri })),
+            ));
+        };
+        let future = std::panic::AssertUnwindSafe(read(self.state.clone(), uri, variables, ctx));
+        match futures::FutureExt::catch_unwind(future).await {
+            Ok(contents) => Ok(ReadResourceResult::new(contents?).into()),
+            Err(_) => {
+                tracing::error!("resource read panicked");
+                Err(ErrorData::internal_error(
+                    "the resource read failed unexpectedly",
+                    None,
+                ))
+            }
+        }
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        let prompts = self.prompts.iter().map(|p| p.prompt.clone()).collect();
+        Ok(ListPromptsResult::with_all_items(prompts))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        mut context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        let ctx = self.context(request.meta.map(|m| m.0.0), &mut context);
+        let Some(prompt) = self.prompts.iter().find(|p| p.prompt.name == request.name) else {
+            return Err(ErrorData::invalid_params(
+                format!("prompt '{}' not found", request.name),
+                None,
+            ));
+        };
+        let arguments = request.arguments.unwrap_or_default();
+        let future = std::panic::AssertUnwindSafe((prompt.get)(self.state.clone(), arguments, ctx));
+        match futures::FutureExt::catch_unwind(future).await {
+            Ok(result) => Ok(result?.into()),
+            Err(_) => {
+                tracing::error!(prompt = %request.name, "prompt panicked");
+                Err(ErrorData::internal_error("the prompt failed unexpectedly", None))
+            }
+        }
+    }
+
+    #[allow(deprecated)] // MCP logging: see LogLevel
+    async fn set_level(
+        &self,
+        request: rmcp::model::SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        *self.level.lock().unwrap_or_else(|e| e.into_inner()) = LogLevel::from_rmcp(request.level);
+        Ok(())
+    }
+}
