@@ -9,6 +9,10 @@
 //! - `text.count_slowly`: counts to `to` (at most 100), 10 ms a step, reporting progress
 //!   at each step and logging each step at `debug` and the end at `info` (what MCP
 //!   clients exercise progress and `logging/setLevel` with).
+//!
+//! Resources: `docs://utilities/readme` (the README) and the template
+//! `hash://sha256/{text}` (the SHA-256 of `text`). Prompt: `summarize` (`text`, optional
+//! `style`).
 
 use aep_sdk::prelude::*;
 use aep_sdk::tool::LogLevel;
@@ -162,7 +166,73 @@ impl Utilities {
         ctx.log(LogLevel::Info, format!("counted to {to}")).await;
         Ok(format!("counted to {to}"))
     }
+
+    /// This extension's README: its tools, resources and prompts.
+    #[resource(
+        uri = "docs://utilities/readme",
+        name = "readme",
+        title = "Utilities README",
+        mime_type = "text/markdown"
+    )]
+    async fn readme(&self) -> &'static str {
+        README
+    }
+
+    /// The lowercase hex SHA-256 of `text` (percent-decoded from the URI).
+    #[resource(
+        uri_template = "hash://sha256/{text}",
+        name = "sha256",
+        title = "SHA-256 of a text",
+        mime_type = "text/plain"
+    )]
+    async fn sha256_resource(&self, text: String) -> String {
+        sha256_hex(&text)
+    }
+
+    /// Ask a model to summarize a text.
+    #[prompt(name = "summarize", title = "Summarize a text")]
+    async fn summarize(
+        &self,
+        /// The text to summarize.
+        text: String,
+        /// How: short (default), bullets or detailed.
+        style: Option<Style>,
+    ) -> String {
+        let how = match style.unwrap_or(Style::Short) {
+            Style::Short => "in one or two sentences",
+            Style::Bullets => "as a bulleted list of its main points",
+            Style::Detailed => "in a paragraph per main point",
+        };
+        format!("Summarize the following text {how}.\n\n{text}")
+    }
 }
+
+/// How `summarize` asks for a summary.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Style {
+    /// One or two sentences.
+    Short,
+    /// A bulleted list of the main points.
+    Bullets,
+    /// A paragraph per main point.
+    Detailed,
+}
+
+impl std::str::FromStr for Style {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, String> {
+        match text {
+            "short" => Ok(Style::Short),
+            "bullets" => Ok(Style::Bullets),
+            "detailed" => Ok(Style::Detailed),
+            other => Err(format!("style is short, bullets or detailed, not '{other}'")),
+        }
+    }
+}
+
+/// The extension's README, served as `docs://utilities/readme`.
+pub const README: &str = include_str!("../README.md");
 
 /// Lowercase hex SHA-256 of `text`.
 pub fn sha256_hex(text: &str) -> String {
