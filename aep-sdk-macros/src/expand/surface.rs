@@ -102,13 +102,15 @@ fn parse_params(params: &[Param], values: &syn::Ident) -> TokenStream {
         .filter(|p| !p.is_context)
         .map(|p| {
             let name = &p.name;
+            let ty = &p.ty;
             let key = name.to_string();
+            let span = p.ty.span();
             let parse = match p.optional {
-                true => quote! { optional_string_param },
-                false => quote! { string_param },
+                true => quote_spanned! {span=> optional_string_param },
+                false => quote_spanned! {span=> string_param },
             };
-            quote_spanned! {p.ty.span()=>
-                let #name = ::aep_sdk::tool::#parse(&#values, #key)?;
+            quote_spanned! {span=>
+                let #name: #ty = ::aep_sdk::tool::#parse(&#values, #key)?;
             }
         })
         .collect()
