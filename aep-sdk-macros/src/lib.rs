@@ -25,14 +25,17 @@ mod signature;
 mod text;
 
 /// Turns the annotated methods of an `impl` block into an AEP extension: `#[tool]`
-/// methods become MCP tools and AEP tool contributions, `#[model_provider]` methods
+/// methods become MCP tools and AEP tool contributions, `#[resource]` and `#[prompt]`
+/// methods MCP resources and prompts on the same servers, `#[model_provider]` methods
 /// become model providers (with optional `#[models]`, `#[health]` and `#[chat]`
 /// siblings), `#[option_set]` methods declare option sets, and the type implements
 /// `aep_sdk::server::AepExtension` (`serve()`, `into_extension()`, `extension_builder()`).
 ///
-/// `#[aep_extension(id = "..", name = "..", version = "..", description = "..", mcp_server = "..")]`:
+/// `#[aep_extension(id = "..", name = "..", version = "..", description = "..", mcp_server = "..", tool_switch = field)]`:
 /// `id` and `name` are required; `version` defaults to the crate's version; `mcp_server`
-/// names the default MCP server (default `"default"`, served at `/mcp`).
+/// names the default MCP server (default `"default"`, served at `/mcp`); `tool_switch`
+/// names the field holding an `aep_sdk::tool::ToolSwitch` that turns tools off and on at
+/// run time (the servers then advertise `tools.listChanged`).
 ///
 /// `#[tool(name, id, display_name, description, title, server, metadata(k = v, ..),
 /// read_only, destructive, idempotent, open_world)]` on `async fn(&self, params..) -> R`:
@@ -44,6 +47,20 @@ mod text;
 /// struct; a `ToolContext` parameter receives the call's context. `R` is `String`/`&str`
 /// (text), `()`, `CallToolResult`, any `Serialize + JsonSchema` type (structured content,
 /// output schema and a text copy), or `Result<_, E: Display>` (`Err` is a tool error).
+///
+/// `#[resource(uri = "docs://x" | uri_template = "notes://{id}", name, title, description,
+/// mime_type, server)]` on `async fn(&self[, vars..][, ctx: ToolContext]) -> R`: a fixed URI
+/// takes no other parameter; a template's variables (`{id}` one segment, `{+path}` may
+/// span `/`) are parameters of `FromStr` types, matched by name. `R` (or `Result<R, E>`,
+/// `E` into `ToolError`) is text (`String`, `&'static str`), bytes (`Vec<u8>`, `Blob`:
+/// sent base64) or `ResourceContents`. `name` defaults to the method name, `description`
+/// to the doc comment. Unknown URIs answer MCP's -32002.
+///
+/// `#[prompt(name, title, description, server)]` on `async fn(&self, args..[, ctx]) -> R`:
+/// arguments are `FromStr` types (`Option<T>` optional; `///` docs become their
+/// descriptions); `R` (or `Result<R, E>`) is `String` (one user message),
+/// `Vec<PromptMessage>` or `GetPromptResult`. A missing or unparsable argument answers
+/// -32602.
 ///
 /// `#[model_provider(id, display_name, models = [..], metadata(..), chat, streaming, tools,
 /// thinking, structured_output, vision, model_discovery)]` on

@@ -5,6 +5,61 @@
 //! [`ToolServer`] (an rmcp `ServerHandler`) from tables of [`ToolDef`]s,
 //! [`ResourceDef`]s, [`ResourceTemplateDef`]s and [`PromptDef`]s, and mounts it over
 //! Streamable HTTP. You can also build a [`ToolServer`] by hand.
+//!
+//! ```
+//! use aep_sdk::prelude::*;
+//! use aep_sdk::tool::{PromptMessage, Role, ToolSwitch};
+//!
+//! #[derive(Clone, Default)]
+//! struct Notes {
+//!     switch: ToolSwitch,
+//! }
+//!
+//! #[aep_extension(id = "acme.notes", name = "Notes", tool_switch = switch)]
+//! impl Notes {
+//!     /// How to write a good note.
+//!     #[resource(uri = "docs://notes/guide", mime_type = "text/markdown")]
+//!     async fn guide(&self) -> &'static str {
+//!         "# Notes\nOne idea per note."
+//!     }
+//!
+//!     /// Note `id` (the template's variable is a typed parameter, parsed with `FromStr`).
+//!     #[resource(uri_template = "notes://{id}", mime_type = "text/plain")]
+//!     async fn note(&self, id: u32) -> Result<String, ToolError> {
+//!         match id {
+//!             1 => Ok("buy milk".to_owned()),
+//!             _ => Err(ToolError::not_found(format!("no note {id}"))),
+//!         }
+//!     }
+//!
+//!     /// Ask for a title for a note.
+//!     #[prompt(name = "title")]
+//!     async fn title(
+//!         &self,
+//!         /// The note's text.
+//!         text: String,
+//!         /// At most this many words (default 5).
+//!         words: Option<u8>,
+//!     ) -> Vec<PromptMessage> {
+//!         let words = words.unwrap_or(5);
+//!         vec![PromptMessage::new_text(Role::User, format!("Title this in {words} words: {text}"))]
+//!     }
+//!
+//!     /// Delete every note (off until the operator turns it on).
+//!     #[tool(destructive)]
+//!     async fn purge(&self) -> String {
+//!         "purged".to_owned()
+//!     }
+//! }
+//!
+//! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+//! let notes = Notes::default();
+//! notes.switch.disable("purge").await; // connected MCP clients get tools/list_changed
+//! let extension = notes.clone().into_extension().unwrap();
+//! let manifest = extension.manifest(aep_sdk::protocol::ProtocolVersion::LATEST);
+//! assert_eq!(manifest.mcp_servers().len(), 1);
+//! # });
+//! ```
 
 mod context;
 mod error;
@@ -18,6 +73,8 @@ mod switch;
 mod uri_template;
 
 pub use crate::caller::Caller;
+/// rmcp's MCP types a resource or prompt method returns.
+pub use rmcp::model::{GetPromptResult, PromptMessage, ResourceContents, Role};
 pub use context::{LogLevel, ToolContext};
 pub use error::ToolError;
 pub use prompt::{PromptDef, PromptGet, PromptOutput};
