@@ -41,6 +41,24 @@ impl Extension {
     ) -> TextStats {
         TextStats { characters: text.chars().count(), words: text.split_whitespace().count() }
     }
+
+    /// How to use this extension (an MCP resource: clients list and read it).
+    #[resource(uri = "docs://{{extension_id}}/usage", name = "usage", mime_type = "text/markdown")]
+    async fn usage(&self) -> &'static str {
+        "# {{display_name}}\n\nTools: `text.upper` (upper case) and `text.stats` (characters and words)."
+    }
+
+    /// Ask a model to rewrite text in a tone (an MCP prompt: clients list and get it).
+    #[prompt(name = "rewrite")]
+    async fn rewrite(
+        &self,
+        /// The text to rewrite.
+        text: String,
+        /// The tone, e.g. "formal" (default "plain").
+        tone: Option<String>,
+    ) -> String {
+        format!("Rewrite this in a {} tone:\n\n{text}", tone.as_deref().unwrap_or("plain"))
+    }
 {% endif %}{% if starting_point != "tools" %}
     /// Answer with the last user message, word by word.
     #[model_provider(id = "echo", display_name = "Echo", models = ["echo-1"], metadata(deterministic = true))]
