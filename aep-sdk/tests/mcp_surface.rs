@@ -84,6 +84,17 @@ impl Library {
             .map_or("nobody".to_owned(), |c| c.identity().to_owned())
     }
 
+    /// Answers with who called.
+    #[model_provider(id = "whoami", models = ["who-1"])]
+    async fn whoami_provider(
+        &self,
+        _request: ChatRequest,
+        ctx: RequestContext,
+    ) -> Result<ChatResponse, AepError> {
+        let who = ctx.caller().map_or("nobody", |c| c.identity());
+        Ok(ChatResponse::text(who))
+    }
+
     /// Switched off and on by the test.
     #[tool]
     async fn lend(&self) -> String {
@@ -346,6 +357,13 @@ async fn a_tool_knows_the_caller_identity_and_never_the_token() {
         assert_eq!(result.content[0].as_text().unwrap().text, identity);
         client.cancel().await.unwrap();
     }
+    // A model provider sees it too.
+    let client = aep_sdk::client::Client::builder(&server.base_url)
+        .bearer_token("t0ken-two")
+        .build()
+        .unwrap();
+    let request = ChatRequest::new("who-1", vec![Message::user("who am I?")]);
+    assert_eq!(client.chat("whoami", &request).await.unwrap().all_text(), "alice");
     // Without auth there is no caller.
     let server = spawn(Library::default().into_extension().unwrap().router()).await;
     let transport = StreamableHttpClientTransport::from_uri(format!("{}/mcp", server.base_url));
