@@ -326,3 +326,51 @@ async fn a_client_that_cancels_a_call_trips_the_tools_token() {
     .await;
     client.cancel().await.unwrap();
 }
+
+#[tokio::test]
+async fn a_client_that_goes_away_mid_call_trips_the_tools_token() {
+    let work = Work::default();
+    let server = spawn(work.clone().into_extension().unwrap().router()).await;
+    let url = format!("{}/mcp", server.base_url);
+    let http = reqwest::Client::new();
+    let post = |session: Option<&str>, body: Value| {
+        let mut request = http
+            .post(&url)
+            .header("accept", "application/json, text/event-stream")
+            .header("content-type", "application/json")
+            .json(&body);
+        if let Some(session) = session {
+            request = request.header("mcp-session-id", session);
+        }
+        request.send()
+    };
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}});
+    let answer = post(None, initialize).await.unwrap();
+    let session = answer.headers()["mcp-session-id"].to_str().unwrap().to_owned();
+    drop(answer.text().await.unwrap());
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    post(Some(&session), initialized).await.unwrap();
+    let call =
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "until_cancelled"}});
+    let answer = post(Some(&session), call).await.unwrap();
+    assert_eq!(answer.status(), 200);
+    eventually("the tool runs", || work.token.lock().unwrap().is_some()).await;
+    // The client goes away: its connection (and the call's response stream) closes, and
+    // it ends its session.
+    drop(answer);
+    let deleted = http
+        .delete(&url)
+        .header("mcp-session-id", &session)
+        .send()
+        .await
+        .unwrap();
+    assert!(deleted.status().is_success());
+    // At once, not after rmcp's five-second drain of a closed session.
+    let started = std::time::Instant::now();
+    let token = work.token.lock().unwrap().clone().unwrap();
+    tokio::time::timeout(Duration::from_secs(3), token.cancelled())
+        .await
+        .expect("the tool's token trips within 3 s");
+    eprintln!("the token tripped {:?} after the DELETE", started.elapsed());
+}

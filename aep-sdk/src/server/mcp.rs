@@ -1,15 +1,19 @@
 //! Mounting rmcp servers (Streamable HTTP) inside the extension's router, with the MCP
 //! specification's DNS-rebinding protection: a `Host` outside the allowed list is
 //! answered 403 here, by rmcp; the `Origin` rule and CORS apply to every route and live
-//! in [`super::access`].
+//! in [`super::access`]. A session the client deletes stops its running tool calls at
+//! once (see `tool::SessionEnd`).
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
 use axum::Router;
 use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use rmcp::transport::common::server_side_http::SessionId;
+use rmcp::transport::streamable_http_server::session::SessionManager;
 use rmcp::transport::streamable_http_server::{
     StreamableHttpServerConfig, StreamableHttpService, session::local::LocalSessionManager,
 };
@@ -18,6 +22,7 @@ use tokio_util::sync::CancellationToken;
 use super::access::McpAccess;
 use super::body::BodyLimits;
 use crate::protocol::McpServerDescriptor;
+use crate::tool::SessionEnd;
 
 type Mount = dyn Fn(&McpAccess, BodyLimits, CancellationToken) -> Router + Send + Sync;
 
@@ -43,14 +48,13 @@ impl McpMount {
                 // The router's origin guard has already refused foreign origins.
                 .disable_allowed_origins();
             let handler = handler.clone();
-            let service = StreamableHttpService::new(
-                move || Ok(handler.clone()),
-                Arc::new(LocalSessionManager::default()),
-                config,
-            );
+            let manager = Arc::new(LocalSessionManager::default());
+            let sessions = Arc::new(Sessions::new(manager.clone()));
+            let service = StreamableHttpService::new(move || Ok(handler.clone()), manager, config);
             Router::new()
                 .route_service(&route, service)
                 .layer(axum::middleware::from_fn_with_state(limits, read_body_first))
+                .layer(axum::middleware::from_fn_with_state(sessions, session_ends))
                 .layer(axum::middleware::from_fn(session_deleted))
         };
         Self {
@@ -89,6 +93,96 @@ async fn read_body_first(State(limits): State<BodyLimits>, request: Request, nex
         Ok(bytes) => next.run(Request::from_parts(parts, Body::from(bytes))).await,
         Err(error) => error.into_response(),
     }
+}
+
+/// One `SessionEnd` token per live MCP session of one mount.
+struct Sessions {
+    manager: Arc<LocalSessionManager>,
+    ends: Mutex<Ends>,
+}
+
+#[derive(Default)]
+struct Ends {
+    tokens: HashMap<String, CancellationToken>,
+    /// How many were left after the last sweep of sessions that expired unseen.
+    after_sweep: usize,
+}
+
+impl Sessions {
+    fn new(manager: Arc<LocalSessionManager>) -> Self {
+        Self {
+            manager,
+            ends: Mutex::new(Ends::default()),
+        }
+    }
+
+    fn ends(&self) -> std::sync::MutexGuard<'_, Ends> {
+        self.ends.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The token of session `id`, made on first sight.
+    fn token(&self, id: &str) -> CancellationToken {
+        let mut ends = self.ends();
+        if let Some(token) = ends.tokens.get(id) {
+            return token.clone();
+        }
+        let token = CancellationToken::new();
+        ends.tokens.insert(id.to_owned(), token.clone());
+        token
+    }
+
+    /// Session `id` ended: its calls stop.
+    fn end(&self, id: &str) {
+        if let Some(token) = self.ends().tokens.remove(id) {
+            token.cancel();
+        }
+    }
+
+    /// Forgets sessions rmcp no longer has (expired without a DELETE), once the table
+    /// has doubled since the last sweep: amortized constant work per request.
+    async fn sweep(&self) {
+        let ids: Vec<String> = {
+            let ends = self.ends();
+            if ends.tokens.len() <= 2 * ends.after_sweep + 64 {
+                return;
+            }
+            ends.tokens.keys().cloned().collect()
+        };
+        for id in ids {
+            let id: SessionId = id.into();
+            if !self.manager.has_session(&id).await.unwrap_or(false) {
+                self.end(&id);
+            }
+        }
+        let mut ends = self.ends();
+        ends.after_sweep = ends.tokens.len();
+    }
+}
+
+/// Gives each request of a session its session's `SessionEnd` (rmcp passes the request's
+/// extensions on to the handler), and trips it when the client deletes the session or
+/// rmcp no longer knows it (404).
+async fn session_ends(State(sessions): State<Arc<Sessions>>, mut request: Request, next: Next) -> Response {
+    let id = request
+        .headers()
+        .get("mcp-session-id")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
+    let Some(id) = id else {
+        let response = next.run(request).await;
+        // An initialize just opened a session: a chance to forget expired ones.
+        if response.headers().contains_key("mcp-session-id") {
+            sessions.sweep().await;
+        }
+        return response;
+    };
+    let delete = request.method() == http::Method::DELETE;
+    request.extensions_mut().insert(SessionEnd(sessions.token(&id)));
+    let response = next.run(request).await;
+    if (delete && response.status().is_success()) || response.status() == http::StatusCode::NOT_FOUND {
+        sessions.end(&id);
+    }
+    response
 }
 
 /// rmcp answers a session DELETE with 202; MCP clients expect 200 or 204 (the official

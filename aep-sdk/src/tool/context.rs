@@ -8,7 +8,7 @@ use rmcp::model::{NumberOrString, ProgressNotificationParam, ProgressToken};
 use rmcp::service::{Peer, RoleServer};
 use tokio_util::sync::CancellationToken;
 
-use super::JsonObject;
+use super::{JsonObject, SessionEnd};
 use crate::caller::Caller;
 
 /// The severity of a log message to the client (MCP's syslog levels, lowest first).
@@ -91,6 +91,8 @@ pub struct ToolContext {
     meta: Option<JsonObject>,
     headers: Option<Arc<http::HeaderMap>>,
     caller: Option<Caller>,
+    /// Tripped when the call's MCP session ends (see `SessionEnd`).
+    session_end: Option<CancellationToken>,
     peer: Option<Peer<RoleServer>>,
     level: Option<SessionLevel>,
     /// Told of each progress report (a timeout that resets on progress listens).
@@ -105,6 +107,7 @@ impl ToolContext {
             meta: None,
             headers: None,
             caller: None,
+            session_end: None,
             peer: None,
             level: None,
             activity: None,
@@ -118,22 +121,28 @@ impl ToolContext {
         peer: Peer<RoleServer>,
         level: SessionLevel,
     ) -> Self {
-        let (headers, caller) = match head {
+        let (headers, caller, session_end) = match head {
             Some(head) => (
                 Some(Arc::new(head.headers)),
                 head.extensions.get::<Caller>().cloned(),
+                head.extensions.get::<SessionEnd>().map(|end| end.0.clone()),
             ),
-            None => (None, None),
+            None => (None, None, None),
         };
         Self {
             cancellation,
             meta,
             headers,
             caller,
+            session_end,
             peer: Some(peer),
             level: Some(level),
             activity: None,
         }
+    }
+
+    pub(crate) fn session_end(&self) -> Option<&CancellationToken> {
+        self.session_end.as_ref()
     }
 
     pub(crate) fn with_activity(mut self, activity: Arc<tokio::sync::Notify>) -> Self {
@@ -142,7 +151,10 @@ impl ToolContext {
     }
 
     /// Cancelled when the client cancels the call (`notifications/cancelled`), goes
-    /// away, or the call runs past its timeout.
+    /// away (ends its MCP session, or the session expires), or the call runs past its
+    /// timeout. A dropped connection alone is not a cancellation: Streamable HTTP lets
+    /// the client resume the response stream, and the MCP specification says a
+    /// disconnection is not to be taken as one.
     pub fn cancellation(&self) -> &CancellationToken {
         &self.cancellation
     }

@@ -69,12 +69,11 @@ mod resource;
 mod result;
 mod schema;
 mod server;
+mod session;
 mod switch;
 mod uri_template;
 
 pub use crate::caller::Caller;
-/// rmcp's MCP types a resource or prompt method returns.
-pub use rmcp::model::{GetPromptResult, PromptMessage, ResourceContents, Role};
 pub use context::{LogLevel, ToolContext};
 pub use error::ToolError;
 pub use prompt::{PromptDef, PromptGet, PromptOutput};
@@ -82,8 +81,11 @@ pub use resource::{
     Blob, ResourceDef, ResourceOutput, ResourceRead, ResourceTemplateDef, optional_string_param, string_param,
 };
 pub use result::{error_result, parse_arguments, structured_result, text_result, unit_result};
+/// rmcp's MCP types a resource or prompt method returns.
+pub use rmcp::model::{GetPromptResult, PromptMessage, ResourceContents, Role};
 pub use schema::{input_schema, output_schema, strict_schema};
 pub use server::{ToolCall, ToolDef, ToolServer, set_default_timeout};
+pub(crate) use session::SessionEnd;
 pub use switch::ToolSwitch;
 pub use uri_template::UriTemplate;
 

@@ -84,6 +84,13 @@ pub(super) struct Entry<S> {
     resets_on_progress: bool,
 }
 
+/// How a call ended.
+enum Outcome {
+    Done(std::thread::Result<CallToolResult>),
+    TimedOut(Duration),
+    SessionEnded,
+}
+
 /// Resolves on the next progress report, never without a listener.
 async fn progressed_once(activity: &Option<Arc<tokio::sync::Notify>>) {
     match activity {
@@ -248,16 +255,31 @@ impl<S: Send + Sync + 'static> ToolServer<S> {
             Some(activity) => ctx.with_activity(activity.clone()),
             None => ctx,
         };
+        let session_end = ctx.session_end().cloned();
         let future = std::panic::AssertUnwindSafe((entry.call)(self.state.clone(), arguments, ctx));
         let guarded = futures::FutureExt::catch_unwind(future);
-        let outcome = match bound {
-            None => Ok(guarded.await),
-            Some(bound) => {
+        let outcome = match (bound, session_end) {
+            (None, None) => Outcome::Done(guarded.await),
+            (bound, session_end) => {
                 tokio::pin!(guarded);
+                let sleep = |bound: Option<Duration>| async move {
+                    match bound {
+                        Some(bound) => tokio::time::sleep(bound).await,
+                        None => std::future::pending().await,
+                    }
+                };
+                let ended = async {
+                    match &session_end {
+                        Some(end) => end.cancelled().await,
+                        None => std::future::pending().await,
+                    }
+                };
+                tokio::pin!(ended);
                 loop {
                     tokio::select! {
-                        result = &mut guarded => break Ok(result),
-                        () = tokio::time::sleep(bound) => break Err(bound),
+                        result = &mut guarded => break Outcome::Done(result),
+                        () = sleep(bound) => break Outcome::TimedOut(bound.unwrap_or_default()),
+                        () = &mut ended => break Outcome::SessionEnded,
                         // A progress report restarts the bound (a new sleep), if allowed.
                         () = progressed_once(&activity) => {}
                     }
@@ -265,12 +287,21 @@ impl<S: Send + Sync + 'static> ToolServer<S> {
             }
         };
         match outcome {
-            Ok(Ok(result)) => result,
-            Ok(Err(_)) => {
+            Outcome::Done(Ok(result)) => result,
+            Outcome::Done(Err(_)) => {
                 tracing::error!(tool = %entry.name, "tool panicked");
                 error_result("the tool failed unexpectedly")
             }
-            Err(bound) => {
+            Outcome::SessionEnded => {
+                // Nobody is left to read the answer; the token tells the work to stop.
+                cancellation.cancel();
+                tracing::debug!(tool = %entry.name, "MCP session ended during the call");
+                error_result(format!(
+                    "tool '{}' was cancelled: its MCP session ended",
+                    entry.name
+                ))
+            }
+            Outcome::TimedOut(bound) => {
                 cancellation.cancel();
                 tracing::warn!(tool = %entry.name, ?bound, "tool call timed out");
                 error_result(format!(
