@@ -18,7 +18,9 @@ const EXTENSION_KEYS: &[&str] = &[
     "description",
     "mcp_server",
     "tool_switch",
+    "subscriptions",
 ];
+const COMPLETE_KEYS: &[&str] = &["prompt", "argument", "template", "variable"];
 const RESOURCE_KEYS: &[&str] = &[
     "uri",
     "uri_template",
@@ -43,7 +45,7 @@ const TOOL_KEYS: [&[&str]; 3] = [
         "metadata",
     ],
     &ANNOTATIONS,
-    &["timeout", "timeout_resets_on_progress"],
+    &["timeout", "timeout_resets_on_progress", "input_schema"],
 ];
 const PROVIDER_FLAGS: [&str; 7] = [
     "chat",
@@ -67,6 +69,8 @@ pub struct ExtensionAttr {
     pub mcp_server: Option<String>,
     /// `tool_switch = field`: the extension's field holding its `ToolSwitch`.
     pub tool_switch: Option<syn::Ident>,
+    /// `subscriptions = field`: the extension's field holding its `Subscriptions`.
+    pub subscriptions: Option<syn::Ident>,
 }
 
 /// `#[resource(uri = ".." | uri_template = "..", name, title, description, mime_type, server)]`.
@@ -102,6 +106,16 @@ pub struct ToolAttr {
     pub timeout_ms: Option<u64>,
     /// `timeout_resets_on_progress`.
     pub resets_on_progress: bool,
+    /// `input_schema = EXPR`: the schema as written (a `serde_json::Value` object).
+    pub input_schema: Option<syn::Expr>,
+}
+
+/// `#[complete(prompt = "..", argument = "..")]` or `#[complete(template = "..", variable = "..")]`.
+pub struct CompleteAttr {
+    /// The prompt's name or the template, and whether it is a template.
+    pub target: Option<(LitStr, bool)>,
+    /// The argument or variable completed.
+    pub name: Option<LitStr>,
 }
 
 /// `#[model_provider(...)]`.
@@ -184,13 +198,18 @@ impl ExtensionAttr {
             version: args.text("version", errors),
             description: args.text("description", errors),
             mcp_server: args.string("mcp_server", errors),
-            tool_switch: args.get("tool_switch").and_then(|a| errors.take(field_name(a))),
+            tool_switch: args
+                .get("tool_switch")
+                .and_then(|a| errors.take(field_name(a, "ToolSwitch", "switch"))),
+            subscriptions: args
+                .get("subscriptions")
+                .and_then(|a| errors.take(field_name(a, "Subscriptions", "subscriptions"))),
         })
     }
 }
 
 /// `key = field`: a plain identifier naming a field of the extension.
-fn field_name(arg: &Arg) -> syn::Result<syn::Ident> {
+fn field_name(arg: &Arg, holds: &str, example: &str) -> syn::Result<syn::Ident> {
     if let parse::Value::Expr(expr) = &arg.value
         && let syn::Expr::Path(path) = &**expr
         && let Some(ident) = path.path.get_ident()
@@ -200,7 +219,7 @@ fn field_name(arg: &Arg) -> syn::Result<syn::Ident> {
     Err(err(
         arg.key.span(),
         format!(
-            "`{}` names the extension's field that holds its `ToolSwitch`, e.g. `{} = switch`",
+            "`{}` names the extension's field that holds its `{holds}`, e.g. `{} = {example}`",
             arg.key, arg.key
         ),
     ))
@@ -241,6 +260,29 @@ impl ResourceAttr {
     }
 }
 
+impl CompleteAttr {
+    pub fn parse(attr: &syn::Attribute, args: &[Arg], errors: &mut Errors) -> Self {
+        errors.extend(parse::check_keys(args, "complete", COMPLETE_KEYS));
+        let args = Args(args);
+        let string = |key: &str, errors: &mut Errors| args.get(key).and_then(|a| errors.take(a.string()));
+        let (prompt, argument) = (string("prompt", errors), string("argument", errors));
+        let (template, variable) = (string("template", errors), string("variable", errors));
+        let shape = "`#[complete(prompt = \"name\", argument = \"arg\")]` or `#[complete(template = \"notes://{id}\", variable = \"id\")]`";
+        let (target, name) = match (prompt, argument, template, variable) {
+            (Some(prompt), Some(argument), None, None) => (Some((prompt, false)), Some(argument)),
+            (None, None, Some(template), Some(variable)) => (Some((template, true)), Some(variable)),
+            _ => {
+                errors.push(err(
+                    attr.span(),
+                    format!("a completion names what it completes: {shape}"),
+                ));
+                (None, None)
+            }
+        };
+        Self { target, name }
+    }
+}
+
 impl PromptAttr {
     pub fn parse(args: &[Arg], errors: &mut Errors) -> Self {
         errors.extend(parse::check_keys(args, "prompt", PROMPT_KEYS));
@@ -278,6 +320,7 @@ impl ToolAttr {
                 .get("timeout_resets_on_progress")
                 .and_then(|a| errors.take(a.flag()))
                 .unwrap_or(false),
+            input_schema: args.get("input_schema").and_then(|a| errors.take(a.expr())),
         }
     }
 }

@@ -3,7 +3,7 @@
 
 use crate::ctxt::{Errors, err};
 use crate::helper::SiblingKind;
-use crate::model::{PendingSibling, Prompt, Provider, Resource, Tool};
+use crate::model::{Completion, PendingSibling, Prompt, Provider, Resource, Tool};
 
 pub fn attach_siblings(providers: &mut [Provider], siblings: Vec<PendingSibling>, errors: &mut Errors) {
     for pending in siblings {
@@ -122,6 +122,67 @@ pub fn check_surface_duplicates(
                 prompt.name.span(),
                 format!("duplicate prompt name \"{name}\" on server \"{server}\": give this prompt another `name = \"...\"`"),
             ));
+        }
+    }
+}
+
+/// Each completion names a prompt argument or template variable that exists.
+pub fn check_completions(
+    completions: &[Completion],
+    resources: &[Resource],
+    prompts: &[Prompt],
+    errors: &mut Errors,
+) {
+    for completion in completions {
+        let target = completion.target.value();
+        let name = completion.name.value();
+        let names: Option<Vec<String>> = if completion.is_template {
+            resources
+                .iter()
+                .find(|r| r.is_template && r.uri.value() == target)
+                .map(|r| {
+                    r.params
+                        .iter()
+                        .filter(|p| !p.is_context)
+                        .map(|p| p.name.to_string())
+                        .collect()
+                })
+        } else {
+            prompts.iter().find(|p| p.name.value() == target).map(|p| {
+                p.params
+                    .iter()
+                    .filter(|p| !p.is_context)
+                    .map(|p| p.name.to_string())
+                    .collect()
+            })
+        };
+        let what = if completion.is_template {
+            "resource template"
+        } else {
+            "prompt"
+        };
+        match names {
+            None => errors.push(err(
+                completion.target.span(),
+                format!("no {what} \"{target}\" in this impl to complete"),
+            )),
+            Some(names) if !names.contains(&name) => errors.push(err(
+                completion.name.span(),
+                format!(
+                    "{what} \"{target}\" has no {} `{name}`; it has: {}",
+                    if completion.is_template {
+                        "variable"
+                    } else {
+                        "argument"
+                    },
+                    if names.is_empty() {
+                        "none".to_owned()
+                    } else {
+                        names.join(", ")
+                    }
+                ),
+            )),
+            Some(_) => {}
         }
     }
 }

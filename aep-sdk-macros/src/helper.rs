@@ -6,6 +6,7 @@ pub enum Helper {
     Tool,
     Resource,
     Prompt,
+    Complete,
     ModelProvider,
     /// `#[chat]`, `#[models]`, `#[health]`: siblings of a `#[model_provider]`.
     Sibling(SiblingKind),
@@ -31,10 +32,11 @@ impl SiblingKind {
 }
 
 impl Helper {
-    pub const ALL: [Helper; 8] = [
+    pub const ALL: [Helper; 9] = [
         Helper::Tool,
         Helper::Resource,
         Helper::Prompt,
+        Helper::Complete,
         Helper::ModelProvider,
         Helper::Sibling(SiblingKind::Models),
         Helper::Sibling(SiblingKind::Health),
@@ -47,6 +49,7 @@ impl Helper {
             Helper::Tool => "tool",
             Helper::Resource => "resource",
             Helper::Prompt => "prompt",
+            Helper::Complete => "complete",
             Helper::ModelProvider => "model_provider",
             Helper::Sibling(kind) => kind.name(),
             Helper::OptionSet => "option_set",

@@ -15,8 +15,11 @@ pub struct Extension {
     pub tools: Vec<Tool>,
     pub resources: Vec<Resource>,
     pub prompts: Vec<Prompt>,
+    pub completions: Vec<Completion>,
     /// `tool_switch = field`.
     pub tool_switch: Option<Ident>,
+    /// `subscriptions = field`.
+    pub subscriptions: Option<Ident>,
     pub providers: Vec<Provider>,
     /// `#[option_set]` methods: `fn(&self) -> OptionSetDecl`, called once at build time.
     pub option_sets: Vec<Ident>,
@@ -36,6 +39,8 @@ pub struct Tool {
     pub timeout_ms: Option<u64>,
     /// `timeout_resets_on_progress`.
     pub resets_on_progress: bool,
+    /// `input_schema = EXPR`.
+    pub input_schema: Option<syn::Expr>,
     pub params: Params,
     pub output: Output,
 }
@@ -64,6 +69,19 @@ pub struct Prompt {
     pub description: Option<Text>,
     pub server: Option<String>,
     /// The arguments (strings parsed with `FromStr`) and an optional `ToolContext`.
+    pub params: Vec<Param>,
+    pub answer: Answer,
+}
+
+/// A `#[complete]` method: suggestions for a prompt argument or template variable.
+pub struct Completion {
+    pub method: Ident,
+    /// The prompt's name or the URI template.
+    pub target: LitStr,
+    pub is_template: bool,
+    /// The argument or variable.
+    pub name: LitStr,
+    /// The partial value's parameter, then an optional `ToolContext`, in order.
     pub params: Vec<Param>,
     pub answer: Answer,
 }
@@ -103,6 +121,8 @@ pub enum OutputKind {
     Text,
     Unit,
     Raw,
+    /// `Vec<ContentBlock>`: the result's content as given.
+    Contents,
     Structured(Box<Type>),
 }
 

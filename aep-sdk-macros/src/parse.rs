@@ -49,6 +49,18 @@ impl Arg {
         }
     }
 
+    /// Any expression (a literal too).
+    pub fn expr(&self) -> syn::Result<syn::Expr> {
+        match &self.value {
+            Value::Expr(e) => Ok((**e).clone()),
+            Value::Lit(lit) => Ok(syn::Expr::Lit(syn::ExprLit {
+                attrs: Vec::new(),
+                lit: lit.clone(),
+            })),
+            _ => Err(self.expected("an expression, e.g. `key = my_schema()`")),
+        }
+    }
+
     pub fn flag(&self) -> syn::Result<bool> {
         match &self.value {
             Value::Flag => Ok(true),

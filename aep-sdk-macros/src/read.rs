@@ -6,10 +6,12 @@
 use syn::spanned::Spanned;
 use syn::{ImplItem, ImplItemFn, ItemImpl};
 
-use crate::attr::{self, ExtensionAttr, PromptAttr, ProviderAttr, ResourceAttr, SiblingAttr, ToolAttr};
+use crate::attr::{
+    self, CompleteAttr, ExtensionAttr, PromptAttr, ProviderAttr, ResourceAttr, SiblingAttr, ToolAttr,
+};
 use crate::ctxt::{Errors, err};
 use crate::helper::{Helper, SiblingKind};
-use crate::model::{Extension, PendingSibling, Prompt, Provider, Resource, Sibling, Tool};
+use crate::model::{Completion, Extension, PendingSibling, Prompt, Provider, Resource, Sibling, Tool};
 use crate::parse::{self, Arg};
 use crate::text::Text;
 use crate::{check, signature};
@@ -34,6 +36,7 @@ pub fn build(tokens: proc_macro2::TokenStream, item: &ItemImpl, errors: &mut Err
     let mut tools = Vec::new();
     let mut resources = Vec::new();
     let mut prompts = Vec::new();
+    let mut completions = Vec::new();
     let mut providers = Vec::new();
     let mut siblings = Vec::new();
     let mut option_sets = Vec::new();
@@ -59,6 +62,7 @@ pub fn build(tokens: proc_macro2::TokenStream, item: &ItemImpl, errors: &mut Err
                 Helper::Tool => tools.extend(tool(method, &args, errors)),
                 Helper::Resource => resources.extend(resource(method, helper_attr, &args, errors)),
                 Helper::Prompt => prompts.extend(prompt(method, &args, errors)),
+                Helper::Complete => completions.extend(completion(method, helper_attr, &args, errors)),
                 Helper::ModelProvider => providers.extend(provider(method, helper_attr, &args, errors)),
                 Helper::Sibling(sibling_kind) => {
                     siblings.extend(sibling(method, helper_attr, sibling_kind, &args, errors))
@@ -70,6 +74,7 @@ pub fn build(tokens: proc_macro2::TokenStream, item: &ItemImpl, errors: &mut Err
     check::attach_siblings(&mut providers, siblings, errors);
     check::check_duplicates(&tools, &providers, &default_server, errors);
     check::check_surface_duplicates(&resources, &prompts, &default_server, errors);
+    check::check_completions(&completions, &resources, &prompts, errors);
     Some(Extension {
         self_ty: (*item.self_ty).clone(),
         id: attr.id?,
@@ -80,7 +85,9 @@ pub fn build(tokens: proc_macro2::TokenStream, item: &ItemImpl, errors: &mut Err
         tools,
         resources,
         prompts,
+        completions,
         tool_switch: attr.tool_switch,
+        subscriptions: attr.subscriptions,
         providers,
         option_sets,
     })
@@ -122,6 +129,7 @@ fn tool(method: &ImplItemFn, args: &[Arg], errors: &mut Errors) -> Option<Tool> 
         annotations: attr.annotations,
         timeout_ms: attr.timeout_ms,
         resets_on_progress: attr.resets_on_progress,
+        input_schema: attr.input_schema,
         params,
         output,
     })
@@ -256,6 +264,32 @@ fn prompt(method: &ImplItemFn, args: &[Arg], errors: &mut Errors) -> Option<Prom
             .description
             .or_else(|| parse::doc_text(&method.attrs).map(|doc| Text::lit(&doc, span))),
         server: attr.server,
+        params,
+        answer: signature::answer(&method.sig.output),
+    })
+}
+
+fn completion(
+    method: &ImplItemFn,
+    helper_attr: &syn::Attribute,
+    args: &[Arg],
+    errors: &mut Errors,
+) -> Option<Completion> {
+    let attr = CompleteAttr::parse(helper_attr, args, errors);
+    let params = signature::string_params(method, "complete", errors)?;
+    if params.iter().filter(|p| !p.is_context).count() != 1 {
+        errors.push(err(
+            method.sig.inputs.span(),
+            "a `#[complete]` method takes the value typed so far, `value: String` (and optionally a `ToolContext`)",
+        ));
+        return None;
+    }
+    let (target, is_template) = attr.target?;
+    Some(Completion {
+        method: method.sig.ident.clone(),
+        target,
+        is_template,
+        name: attr.name?,
         params,
         answer: signature::answer(&method.sig.output),
     })

@@ -181,6 +181,13 @@ pub fn tool_output(output: &ReturnType) -> Output {
         Type::Reference(r) if is_named(&r.elem, "str") => OutputKind::Text,
         t if is_named(t, "String") => OutputKind::Text,
         t if is_named(t, "CallToolResult") => OutputKind::Raw,
+        t if is_named(t, "Vec")
+            && generic_args(t)
+                .first()
+                .is_some_and(|c| is_named(c, "ContentBlock")) =>
+        {
+            OutputKind::Contents
+        }
         t => OutputKind::Structured(Box::new(t.clone())),
     };
     Output { fallible, kind }

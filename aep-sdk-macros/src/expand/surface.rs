@@ -6,7 +6,7 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
-use crate::model::{Answer, Extension, Param, Prompt, Resource};
+use crate::model::{Answer, Completion, Extension, Param, Prompt, Resource};
 
 /// What goes on one MCP server.
 #[derive(Default)]
@@ -15,6 +15,7 @@ struct Server {
     resources: Vec<TokenStream>,
     templates: Vec<TokenStream>,
     prompts: Vec<TokenStream>,
+    completions: Vec<TokenStream>,
 }
 
 /// The read/get functions, and the registration of every MCP server.
@@ -49,6 +50,25 @@ pub fn generate(
         items.push(get_fn(model, prompt));
         prompt_slots.push((on(&prompt.server), prompt_def(prompt)));
     }
+    let mut completion_slots = Vec::new();
+    for completion in &model.completions {
+        items.push(complete_fn(model, completion));
+        // On the server of what it completes.
+        let target = completion.target.value();
+        let server = match completion.is_template {
+            true => model
+                .resources
+                .iter()
+                .find(|r| r.is_template && r.uri.value() == target)
+                .and_then(|r| r.server.clone()),
+            false => model
+                .prompts
+                .iter()
+                .find(|p| p.name.value() == target)
+                .and_then(|p| p.server.clone()),
+        };
+        completion_slots.push((on(&server), completion_def(completion)));
+    }
     for (i, def) in tool_slots {
         servers[i].1.tools.push(def);
     }
@@ -64,11 +84,18 @@ pub fn generate(
     for (i, def) in prompt_slots {
         servers[i].1.prompts.push(def);
     }
+    for (i, def) in completion_slots {
+        servers[i].1.completions.push(def);
+    }
     let ext_id = &model.id;
     let switch = model
         .tool_switch
         .as_ref()
         .map(|field| quote! { .switch(::core::clone::Clone::clone(&state.#field)) });
+    let subscriptions = model
+        .subscriptions
+        .as_ref()
+        .map(|field| quote! { .subscriptions(::core::clone::Clone::clone(&state.#field)) });
     let mut registrations = TokenStream::new();
     for (id, server) in servers {
         let path = match id == model.default_server {
@@ -80,6 +107,7 @@ pub fn generate(
             resources,
             templates,
             prompts,
+            completions,
         } = server;
         registrations.extend(quote! {
             builder = builder.mcp_server(#id, #path, ::aep_sdk::tool::ToolServer::new(
@@ -88,7 +116,8 @@ pub fn generate(
             .resources(::std::vec![#(#resources),*])
             .resource_templates(::std::vec![#(#templates),*])
             .prompts(::std::vec![#(#prompts),*])
-            #switch);
+            .completions(::std::vec![#(#completions),*])
+            #switch #subscriptions);
         });
     }
     (items, registrations)
@@ -248,4 +277,49 @@ fn prompt_def(prompt: &Prompt) -> TokenStream {
     quote! {
         ::aep_sdk::tool::PromptDef::new(#name, #get_fn) #description #title #(#arguments)*
     }
+}
+
+fn complete_fn(model: &Extension, completion: &Completion) -> TokenStream {
+    let self_ty = &model.self_ty;
+    let method = &completion.method;
+    let complete_fn = format_ident!("__aep_complete_{}", method);
+    let bind = completion.params.iter().filter(|p| !p.is_context).map(|p| {
+        let name = &p.name;
+        let ty = &p.ty;
+        quote_spanned! {ty.span()=> let #name: #ty = value; }
+    });
+    let args = call_args(&completion.params);
+    let unwrap = unwrap_answer(&completion.answer);
+    let convert = quote_spanned! {answer_span(&completion.answer)=>
+        ::core::convert::Into::<::std::vec::Vec<::std::string::String>>::into(output)
+    };
+    quote! {
+        fn #complete_fn(
+            state: ::std::sync::Arc<#self_ty>,
+            value: ::std::string::String,
+            ctx: ::aep_sdk::tool::ToolContext,
+        ) -> ::aep_sdk::__private::futures::future::BoxFuture<
+            'static,
+            ::core::result::Result<::std::vec::Vec<::std::string::String>, ::aep_sdk::__private::rmcp::ErrorData>,
+        > {
+            ::std::boxed::Box::pin(async move {
+                #(#bind)*
+                let output = state.#method(#(#args),*).await;
+                let _ = &ctx;
+                #unwrap
+                ::core::result::Result::Ok(#convert)
+            })
+        }
+    }
+}
+
+fn completion_def(completion: &Completion) -> TokenStream {
+    let target = &completion.target;
+    let name = &completion.name;
+    let complete_fn = format_ident!("__aep_complete_{}", completion.method);
+    let constructor = match completion.is_template {
+        true => quote! { template },
+        false => quote! { prompt },
+    };
+    quote! { ::aep_sdk::tool::CompletionDef::#constructor(#target, #name, #complete_fn) }
 }

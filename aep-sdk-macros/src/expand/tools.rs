@@ -73,6 +73,7 @@ fn tool_items(model: &Extension, tool: &Tool) -> (TokenStream, TokenStream) {
         OutputKind::Text => quote! { ::aep_sdk::tool::text_result(#value) },
         OutputKind::Unit => quote! {{ let _ = #value; ::aep_sdk::tool::unit_result() }},
         OutputKind::Raw => value,
+        OutputKind::Contents => quote! { ::aep_sdk::tool::CallToolResult::success(#value) },
         OutputKind::Structured(_) => quote! { ::aep_sdk::tool::structured_result(&#value) },
     };
     let result = if tool.output.fallible {
@@ -132,8 +133,12 @@ fn tool_def(tool: &Tool, args_ty: &TokenStream) -> TokenStream {
     let resets = tool
         .resets_on_progress
         .then(|| quote! { .timeout_resets_on_progress() });
+    let schema = match &tool.input_schema {
+        Some(expr) => quote! { ::aep_sdk::tool::raw_schema(#expr) },
+        None => quote! { ::aep_sdk::tool::input_schema::<#args_ty>() },
+    };
     quote! {
-        ::aep_sdk::tool::ToolDef::new(#name, ::aep_sdk::tool::input_schema::<#args_ty>(), #call_fn)
+        ::aep_sdk::tool::ToolDef::new(#name, #schema, #call_fn)
             #description #title #output #annotations #timeout #resets
     }
 }

@@ -29,9 +29,12 @@ use crate::protocol::ProtocolVersion;
 /// ```
 #[derive(Clone)]
 pub struct BearerAuth {
-    tokens: Arc<[(Arc<str>, Box<[u8]>)]>,
+    tokens: Arc<[Token]>,
     public_discovery: bool,
 }
+
+/// One accepted token: the caller identity it stands for, and its bytes.
+type Token = (Arc<str>, Box<[u8]>);
 
 impl fmt::Debug for BearerAuth {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -4,11 +4,16 @@
 
 use std::sync::{Arc, Mutex};
 
-use rmcp::model::{NumberOrString, ProgressNotificationParam, ProgressToken};
+// Sampling is deprecated by SEP-2577 (server-to-client requests), still what clients speak.
+#[allow(deprecated)]
+use rmcp::model::{
+    CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult, ElicitationSchema,
+    NumberOrString, ProgressNotificationParam, ProgressToken, SamplingMessage,
+};
 use rmcp::service::{Peer, RoleServer};
 use tokio_util::sync::CancellationToken;
 
-use super::{JsonObject, SessionEnd};
+use super::{JsonObject, SessionEnd, ToolError};
 use crate::caller::Caller;
 
 /// The severity of a log message to the client (MCP's syslog levels, lowest first).
@@ -220,6 +225,78 @@ impl ToolContext {
         }
         let param = rmcp::model::LoggingMessageNotificationParam::new(level.to_rmcp(), data.into());
         peer.notify_logging_message(param).await.is_ok()
+    }
+}
+
+#[allow(deprecated)] // sampling: see the import
+impl ToolContext {
+    /// The connected client's peer, or why there is none.
+    fn client(&self, what: &str) -> Result<&Peer<RoleServer>, ToolError> {
+        self.peer
+            .as_ref()
+            .ok_or_else(|| ToolError::new(format!("{what} needs a connected MCP client")))
+    }
+
+    /// Asks the client's model for a message (`sampling/createMessage`). Fails with a
+    /// tool error when the client did not declare the `sampling` capability, refused, or
+    /// the call was cancelled meanwhile (the tool's timeout bounds the wait).
+    pub async fn sample(
+        &self,
+        request: CreateMessageRequestParams,
+    ) -> Result<CreateMessageResult, ToolError> {
+        let peer = self.client("sampling")?;
+        let offered = peer
+            .peer_info()
+            .is_some_and(|info| info.capabilities.sampling.is_some());
+        if !offered {
+            return Err(ToolError::new(
+                "the client does not offer sampling (no `sampling` capability)",
+            ));
+        }
+        tokio::select! {
+            result = peer.create_message(request) => result.map_err(|e| ToolError::new(format!("sampling failed: {e}"))),
+            () = self.cancellation.cancelled() => Err(ToolError::new("cancelled while waiting for the client's model")),
+        }
+    }
+
+    /// Asks the client's model to answer `prompt` (one user message, at most
+    /// `max_tokens`), and returns the text of its answer.
+    pub async fn sample_text(&self, prompt: &str, max_tokens: u32) -> Result<String, ToolError> {
+        let message = SamplingMessage::user_text(prompt);
+        let answer = self
+            .sample(CreateMessageRequestParams::new(vec![message], max_tokens))
+            .await?;
+        Ok(answer
+            .message
+            .content
+            .iter()
+            .filter_map(|c| c.as_text().map(|t| t.text.clone()))
+            .collect())
+    }
+
+    /// Asks the user for input through the client (`elicitation/create`, form mode):
+    /// `message` says what for, `schema` what to fill in (primitive fields, defaults and
+    /// enums included). Fails with a tool error when the client did not declare the
+    /// `elicitation` capability or the call was cancelled meanwhile.
+    pub async fn elicit(&self, message: &str, schema: ElicitationSchema) -> Result<ElicitResult, ToolError> {
+        let peer = self.client("elicitation")?;
+        let offered = peer
+            .peer_info()
+            .is_some_and(|info| info.capabilities.elicitation.is_some());
+        if !offered {
+            return Err(ToolError::new(
+                "the client does not offer elicitation (no `elicitation` capability)",
+            ));
+        }
+        let params = ElicitRequestParams::FormElicitationParams {
+            meta: None,
+            message: message.to_owned(),
+            requested_schema: schema,
+        };
+        tokio::select! {
+            result = peer.create_elicitation(params) => result.map_err(|e| ToolError::new(format!("elicitation failed: {e}"))),
+            () = self.cancellation.cancelled() => Err(ToolError::new("cancelled while waiting for the user")),
+        }
     }
 }
 

@@ -2,14 +2,17 @@
 //! `prompts/get`.
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, GetPromptRequestParams, GetPromptResponse, ListPromptsResult,
-    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-    PromptsCapability, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
-    ResourcesCapability, ServerCapabilities, ServerConfig, Tool, ToolsCapability,
+    CallToolRequestParams, CallToolResponse, CompleteRequestMethod, CompleteRequestParams, CompleteResult,
+    GetPromptRequestParams, GetPromptResponse, ListPromptsResult, ListResourceTemplatesResult,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, PromptsCapability,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ResourcesCapability,
+    ServerCapabilities, ServerConfig, SubscribeRequestMethod, SubscribeRequestParams, Tool, ToolsCapability,
+    UnsubscribeRequestMethod, UnsubscribeRequestParams,
 };
 use rmcp::service::{NotificationContext, RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler};
 
+use super::completion::completion_info;
 use super::context::{LogLevel, ToolContext};
 use super::{JsonObject, ToolServer};
 
@@ -32,6 +35,12 @@ impl<S: Send + Sync + 'static> ToolServer<S> {
         )
     }
 
+    /// Whether a resource or template of this server names `uri`.
+    fn serves(&self, uri: &str) -> bool {
+        self.resources.iter().any(|r| r.resource.uri == uri)
+            || self.templates.iter().any(|t| t.matcher.matches(uri).is_some())
+    }
+
     fn listed_tools(&self) -> Vec<Tool> {
         self.listed
             .iter()
@@ -52,7 +61,12 @@ impl<S: Send + Sync + 'static> ServerHandler for ToolServer<S> {
             capabilities.tools = Some(tools);
         }
         if !self.resources.is_empty() || !self.templates.is_empty() {
-            capabilities.resources = Some(ResourcesCapability::default());
+            let mut resources = ResourcesCapability::default();
+            resources.subscribe = self.subscriptions.is_some().then_some(true);
+            capabilities.resources = Some(resources);
+        }
+        if !self.completions.is_empty() {
+            capabilities.completions = Some(JsonObject::new());
         }
         if !self.prompts.is_empty() {
             capabilities.prompts = Some(PromptsCapability::default());
@@ -147,6 +161,74 @@ impl<S: Send + Sync + 'static> ServerHandler for ToolServer<S> {
                 tracing::error!("resource read panicked");
                 Err(ErrorData::internal_error(
                     "the resource read failed unexpectedly",
+                    None,
+                ))
+            }
+        }
+    }
+
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let Some(subscriptions) = &self.subscriptions else {
+            return Err(ErrorData::method_not_found::<SubscribeRequestMethod>());
+        };
+        if !self.serves(&request.uri) {
+            return Err(ErrorData::resource_not_found(
+                format!("no resource matches '{}'", request.uri),
+                Some(serde_json::json!({ "uri": request.uri })),
+            ));
+        }
+        self.subscribed
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(request.uri);
+        subscriptions.register(context.peer, &self.subscribed);
+        Ok(())
+    }
+
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        if self.subscriptions.is_none() {
+            return Err(ErrorData::method_not_found::<UnsubscribeRequestMethod>());
+        }
+        self.subscribed
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&request.uri);
+        Ok(())
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        mut context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        if self.completions.is_empty() {
+            return Err(ErrorData::method_not_found::<CompleteRequestMethod>());
+        }
+        let ctx = self.context(request.meta.map(|m| m.0.0), &mut context);
+        let Some(def) = self
+            .completions
+            .iter()
+            .find(|c| c.matches(&request.r#ref, &request.argument.name))
+        else {
+            // Nothing to suggest for this argument: an empty list, as MCP asks.
+            return Ok(CompleteResult::new(completion_info(Vec::new())));
+        };
+        let future =
+            std::panic::AssertUnwindSafe((def.complete)(self.state.clone(), request.argument.value, ctx));
+        match futures::FutureExt::catch_unwind(future).await {
+            Ok(values) => Ok(CompleteResult::new(completion_info(values?))),
+            Err(_) => {
+                tracing::error!("completion panicked");
+                Err(ErrorData::internal_error(
+                    "the completion failed unexpectedly",
                     None,
                 ))
             }

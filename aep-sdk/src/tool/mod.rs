@@ -61,6 +61,7 @@
 //! # });
 //! ```
 
+mod completion;
 mod context;
 mod error;
 mod handler;
@@ -70,10 +71,12 @@ mod result;
 mod schema;
 mod server;
 mod session;
+mod subscriptions;
 mod switch;
 mod uri_template;
 
 pub use crate::caller::Caller;
+pub use completion::{Complete, CompletionDef, CompletionTarget};
 pub use context::{LogLevel, ToolContext};
 pub use error::ToolError;
 pub use prompt::{PromptDef, PromptGet, PromptOutput};
@@ -81,11 +84,18 @@ pub use resource::{
     Blob, ResourceDef, ResourceOutput, ResourceRead, ResourceTemplateDef, optional_string_param, string_param,
 };
 pub use result::{error_result, parse_arguments, structured_result, text_result, unit_result};
-/// rmcp's MCP types a resource or prompt method returns.
-pub use rmcp::model::{GetPromptResult, PromptMessage, ResourceContents, Role};
-pub use schema::{input_schema, output_schema, strict_schema};
+/// rmcp's MCP types a tool, resource or prompt method returns or sends.
+pub use rmcp::model::{
+    CallToolResult, ContentBlock, ElicitResult, ElicitationSchema, GetPromptResult, PromptMessage,
+    ResourceContents, Role,
+};
+/// rmcp's sampling types (`ToolContext::sample`); sampling is deprecated by SEP-2577.
+#[allow(deprecated)]
+pub use rmcp::model::{CreateMessageRequestParams, CreateMessageResult, SamplingMessage};
+pub use schema::{input_schema, output_schema, raw_schema, strict_schema};
 pub use server::{ToolCall, ToolDef, ToolServer, set_default_timeout};
 pub(crate) use session::SessionEnd;
+pub use subscriptions::Subscriptions;
 pub use switch::ToolSwitch;
 pub use uri_template::UriTemplate;
 

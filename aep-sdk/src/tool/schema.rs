@@ -36,6 +36,20 @@ pub fn input_schema<T: JsonSchema>() -> Arc<JsonObject> {
     Arc::new(strict_schema(schema))
 }
 
+/// An input schema exactly as written (`#[tool(input_schema = ..)]`): `$schema`, `$defs`,
+/// `$ref` and every other keyword kept, for clients that read JSON Schema 2020-12.
+///
+/// # Panics
+///
+/// If `schema` is not a JSON object (MCP requires one); the extension then fails when
+/// it is built, before it serves anything.
+pub fn raw_schema(schema: Value) -> Arc<JsonObject> {
+    match schema {
+        Value::Object(object) => Arc::new(object),
+        other => panic!("a tool's input_schema must be a JSON object, not {other}"),
+    }
+}
+
 /// The output schema of a tool returning `T` (what `T` serializes to). A `T` that is
 /// not an object is described as `{"result": T}`, the shape its result is sent in.
 pub fn output_schema<T: JsonSchema>() -> Arc<JsonObject> {

@@ -8,7 +8,11 @@ use futures::future::BoxFuture;
 use rmcp::model::{CallToolResult, Implementation, Tool, ToolAnnotations};
 
 use super::context::{LogLevel, SessionLevel, ToolContext};
-use super::{JsonObject, PromptDef, ResourceDef, ResourceTemplateDef, ToolSwitch, error_result};
+use super::subscriptions::SessionSubscriptions;
+use super::{
+    CompletionDef, JsonObject, PromptDef, ResourceDef, ResourceTemplateDef, Subscriptions, ToolSwitch,
+    error_result,
+};
 
 /// Calls one tool on the state `S`: arguments in, MCP result out.
 pub type ToolCall<S> = fn(Arc<S>, JsonObject, ToolContext) -> BoxFuture<'static, CallToolResult>;
@@ -121,8 +125,9 @@ fn process_default_timeout() -> Option<Duration> {
 /// shared state `S`.
 ///
 /// It advertises exactly what it has: `tools` (with `listChanged` when it has a
-/// [`ToolSwitch`]), `resources` when it has resources or templates, `prompts` when it
-/// has prompts, and `logging` ([`ToolContext::log`] honours `logging/setLevel`).
+/// [`ToolSwitch`]), `resources` when it has resources or templates (with `subscribe`
+/// when it has [`Subscriptions`]), `prompts` when it has prompts, `completions` when it
+/// has completions, and `logging` ([`ToolContext::log`] honours `logging/setLevel`).
 pub struct ToolServer<S> {
     pub(super) state: Arc<S>,
     pub(super) calls: Arc<[Entry<S>]>,
@@ -130,7 +135,11 @@ pub struct ToolServer<S> {
     pub(super) resources: Arc<[ResourceDef<S>]>,
     pub(super) templates: Arc<[ResourceTemplateDef<S>]>,
     pub(super) prompts: Arc<[PromptDef<S>]>,
+    pub(super) completions: Arc<[CompletionDef<S>]>,
     pub(super) switch: Option<ToolSwitch>,
+    pub(super) subscriptions: Option<Subscriptions>,
+    /// The URIs this session subscribed to.
+    pub(super) subscribed: SessionSubscriptions,
     pub(super) info: Arc<Implementation>,
     default_timeout: Option<Duration>,
     pub(super) level: SessionLevel,
@@ -147,7 +156,10 @@ impl<S> Clone for ToolServer<S> {
             resources: self.resources.clone(),
             templates: self.templates.clone(),
             prompts: self.prompts.clone(),
+            completions: self.completions.clone(),
             switch: self.switch.clone(),
+            subscriptions: self.subscriptions.clone(),
+            subscribed: SessionSubscriptions::default(),
             info: self.info.clone(),
             default_timeout: self.default_timeout,
             level: Arc::new(Mutex::new(LogLevel::Info)),
@@ -175,7 +187,10 @@ impl<S: Send + Sync + 'static> ToolServer<S> {
             resources: Arc::new([]),
             templates: Arc::new([]),
             prompts: Arc::new([]),
+            completions: Arc::new([]),
             switch: None,
+            subscriptions: None,
+            subscribed: SessionSubscriptions::default(),
             info: Arc::new(Implementation::new(name, version)),
             default_timeout: None,
             level: Arc::new(Mutex::new(LogLevel::Info)),
@@ -197,6 +212,19 @@ impl<S: Send + Sync + 'static> ToolServer<S> {
     /// Serves `prompts` too.
     pub fn prompts(mut self, prompts: Vec<PromptDef<S>>) -> Self {
         self.prompts = prompts.into();
+        self
+    }
+
+    /// Answers `completion/complete` with `completions` (and advertises `completions`).
+    pub fn completions(mut self, completions: Vec<CompletionDef<S>>) -> Self {
+        self.completions = completions.into();
+        self
+    }
+
+    /// Accepts resource subscriptions, told of changes through `subscriptions` (and
+    /// advertises `resources.subscribe`).
+    pub fn subscriptions(mut self, subscriptions: Subscriptions) -> Self {
+        self.subscriptions = Some(subscriptions);
         self
     }
 
