@@ -41,6 +41,9 @@ pub enum ErrorCode {
     InvalidArguments,
     /// The MCP server answered a request with a JSON-RPC error (not a tool error).
     McpRequestFailed,
+    /// The MCP server does not advertise the capability a request needs (`resources`,
+    /// `prompts`) in its `initialize` result.
+    McpCapabilityMissing,
     /// The manifest has no model provider with this id.
     ModelProviderNotFound,
     /// The host configuration (TOML file or flags) is malformed.
@@ -65,6 +68,7 @@ impl ErrorCode {
             ErrorCode::ExtensionRequestFailed => "extension_request_failed",
             ErrorCode::InvalidArguments => "invalid_arguments",
             ErrorCode::McpRequestFailed => "mcp_request_failed",
+            ErrorCode::McpCapabilityMissing => "mcp_capability_missing",
             ErrorCode::ModelProviderNotFound => "model_provider_not_found",
             ErrorCode::ConfigurationInvalid => "configuration_invalid",
         }

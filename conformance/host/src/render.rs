@@ -1,9 +1,12 @@
-//! Printing manifests, tools, tool outputs and agent events for people.
+//! Printing manifests, tools, tool outputs, agent events, MCP resources and prompts for
+//! people.
 
 use std::io::{self, Write};
 
 use aep_sdk::protocol::Manifest;
+use rmcp::model::{GetPromptResult, Prompt, Resource, ResourceContents, ResourceTemplate, Role};
 use serde_json::Value;
+use url::Url;
 
 use crate::agent::AgentEvent;
 use crate::catalog::AgentTool;
@@ -117,6 +120,143 @@ pub fn output(out: Out<'_>, output: &ToolOutput) -> io::Result<()> {
     writeln!(out, "  {label}: {}", output.text())?;
     if let Some(structured) = &output.structured {
         writeln!(out, "  structured: {structured}")?;
+    }
+    Ok(())
+}
+
+/// `MCP server utilities (http://127.0.0.1:8711/mcp):`.
+pub fn server_header(out: Out<'_>, server: &str, url: &Url) -> io::Result<()> {
+    writeln!(out, "MCP server {server} ({url}):")
+}
+
+/// ` "Title"` when there is a title, ` (mime/type)` when there is a MIME type.
+fn title_and_type(title: Option<&str>, mime_type: Option<&str>) -> String {
+    let mut text = String::new();
+    if let Some(title) = title {
+        text.push_str(&format!(" \"{title}\""));
+    }
+    if let Some(mime_type) = mime_type {
+        text.push_str(&format!(" ({mime_type})"));
+    }
+    text
+}
+
+/// The resources of `resources/list`: URI, name, title, MIME type, description.
+pub fn resources(out: Out<'_>, resources: &[Resource]) -> io::Result<()> {
+    if resources.is_empty() {
+        writeln!(out, "  no resources")?;
+    }
+    for resource in resources {
+        let about = title_and_type(resource.title.as_deref(), resource.mime_type.as_deref());
+        writeln!(out, "  {} {}{about}", resource.uri, resource.name)?;
+        if let Some(description) = &resource.description {
+            writeln!(out, "      {description}")?;
+        }
+    }
+    Ok(())
+}
+
+/// The templates of `resources/templates/list`.
+pub fn resource_templates(out: Out<'_>, templates: &[ResourceTemplate]) -> io::Result<()> {
+    if templates.is_empty() {
+        writeln!(out, "  no resource templates")?;
+    }
+    for template in templates {
+        let about = title_and_type(template.title.as_deref(), template.mime_type.as_deref());
+        writeln!(out, "  {} {}{about}", template.uri_template, template.name)?;
+        if let Some(description) = &template.description {
+            writeln!(out, "      {description}")?;
+        }
+    }
+    Ok(())
+}
+
+/// The contents of a `resources/read`: per content a line with its URI and MIME type,
+/// then the text as it is (a blob: its size and its base64 text).
+pub fn resource_contents(out: Out<'_>, contents: &[ResourceContents]) -> io::Result<()> {
+    if contents.is_empty() {
+        writeln!(out, "(no contents)")?;
+    }
+    for content in contents {
+        match content {
+            ResourceContents::TextResourceContents {
+                uri, mime_type, text, ..
+            } => {
+                writeln!(out, "{uri}{}", title_and_type(None, mime_type.as_deref()))?;
+                if text.ends_with('\n') {
+                    write!(out, "{text}")?;
+                } else {
+                    writeln!(out, "{text}")?;
+                }
+            }
+            ResourceContents::BlobResourceContents {
+                uri, mime_type, blob, ..
+            } => {
+                let about = title_and_type(None, mime_type.as_deref());
+                writeln!(out, "{uri}{about}: binary, {} base64 characters", blob.len())?;
+                writeln!(out, "{blob}")?;
+            }
+            other => writeln!(out, "{}", serde_json::to_string(other).unwrap_or_default())?,
+        }
+    }
+    Ok(())
+}
+
+/// The prompts of `prompts/list`, each with its arguments as `--arg` flags.
+pub fn prompts(out: Out<'_>, prompts: &[Prompt]) -> io::Result<()> {
+    if prompts.is_empty() {
+        writeln!(out, "  no prompts")?;
+    }
+    for prompt in prompts {
+        writeln!(
+            out,
+            "  {}{}",
+            prompt.name,
+            title_and_type(prompt.title.as_deref(), None)
+        )?;
+        if let Some(description) = &prompt.description {
+            writeln!(out, "      {description}")?;
+        }
+        for argument in prompt.arguments.iter().flatten() {
+            let required = if argument.required == Some(true) {
+                " (required)"
+            } else {
+                ""
+            };
+            let description = argument
+                .description
+                .as_deref()
+                .map(|d| format!(": {d}"))
+                .unwrap_or_default();
+            writeln!(out, "      --arg {}=...{required}{description}", argument.name)?;
+        }
+    }
+    Ok(())
+}
+
+/// The messages of a `prompts/get`: `[user]` or `[assistant]`, then the text (other
+/// content as JSON).
+pub fn prompt_messages(out: Out<'_>, prompt: &GetPromptResult) -> io::Result<()> {
+    if let Some(description) = &prompt.description {
+        writeln!(out, "{description}")?;
+    }
+    if prompt.messages.is_empty() {
+        writeln!(out, "(no messages)")?;
+    }
+    for message in &prompt.messages {
+        let role = match message.role {
+            Role::User => "user",
+            Role::Assistant => "assistant",
+        };
+        writeln!(out, "[{role}]")?;
+        match message.content.as_text() {
+            Some(text) => writeln!(out, "{}", text.text)?,
+            None => writeln!(
+                out,
+                "{}",
+                serde_json::to_string(&message.content).unwrap_or_default()
+            )?,
+        }
     }
     Ok(())
 }

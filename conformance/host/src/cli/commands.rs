@@ -31,6 +31,18 @@ pub async fn run(cli: Cli, out: Out<'_>) -> Result<ExitCode> {
                 .map(|_| ExitCode::SUCCESS)
         }
         Command::Discover { url, id, json } => discover_command(&cli, out, url, id.as_deref(), *json).await,
+        Command::Resources {
+            extension,
+            server,
+            json,
+            action,
+        } => super::surface::resources(&cli, out, extension, server.as_deref(), *json, action).await,
+        Command::Prompts {
+            extension,
+            server,
+            json,
+            action,
+        } => super::surface::prompts(&cli, out, extension, server.as_deref(), *json, action).await,
         Command::Tools { json } => tools(&Host::from_cli(&cli).await?, out, *json).await,
         Command::Call { tool, arguments } => call(&Host::from_cli(&cli).await?, out, tool, arguments).await,
         Command::Chat {

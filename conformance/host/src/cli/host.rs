@@ -7,7 +7,7 @@ use crate::config::HostConfig;
 use crate::error::Result;
 use crate::mcp::McpPool;
 use crate::models::ModelRef;
-use crate::registry::{ExtensionEntry, parse_revision};
+use crate::registry::{ExtensionEntry, Registry, parse_revision};
 
 use super::Cli;
 
@@ -24,15 +24,7 @@ impl Host {
     /// Reads `--config`, registers its extensions and those of `--extension`, and fills
     /// the catalog (the file's `[tools]`, or every contribution of every extension).
     pub async fn from_cli(cli: &Cli) -> Result<Self> {
-        let config = match &cli.config {
-            Some(path) => HostConfig::load(path)?,
-            None => HostConfig::default(),
-        };
-        let mut registry = config.registry()?;
-        let revision = parse_revision(&cli.revision)?;
-        for flag in &cli.extensions {
-            registry.insert(ExtensionEntry::parse_flag(flag, revision)?)?;
-        }
+        let (config, registry) = registry(cli)?;
         let registry = Arc::new(registry);
         let catalog = Catalog::new(registry.clone(), McpPool::new());
         let resources = config.tool_resources()?;
@@ -64,4 +56,19 @@ impl Host {
             }),
         }
     }
+}
+
+/// Reads `--config` and registers its extensions and those of `--extension` (nothing is
+/// discovered yet).
+pub fn registry(cli: &Cli) -> Result<(HostConfig, Registry)> {
+    let config = match &cli.config {
+        Some(path) => HostConfig::load(path)?,
+        None => HostConfig::default(),
+    };
+    let mut registry = config.registry()?;
+    let revision = parse_revision(&cli.revision)?;
+    for flag in &cli.extensions {
+        registry.insert(ExtensionEntry::parse_flag(flag, revision)?)?;
+    }
+    Ok((config, registry))
 }

@@ -1,11 +1,16 @@
-//! The `aep-host` command line: `discover`, `tools`, `call`, `chat` and `demo`.
+//! The `aep-host` command line: `discover`, `tools`, `call`, `chat`, `demo`, and
+//! `resources` and `prompts` for an extension's MCP servers used directly.
 //!
 //! Extensions come from `--config FILE` (see [`crate::config`]) and/or repeated
 //! `--extension ID=URL` flags. Tool resources come from the file's `[tools]`; when it
 //! declares none, every tool contribution of every registered extension becomes one.
+//! `resources` and `prompts` take an extension's base URL, or the id of a registered
+//! extension (then its bearer token is sent too), and reach the MCP servers its manifest
+//! declares.
 
 mod commands;
 mod host;
+mod surface;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -13,7 +18,8 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 pub use commands::run;
-pub use host::Host;
+pub use host::{Host, registry};
+pub use surface::{McpTarget, mcp_target, prompt_arguments};
 
 use crate::agent::DEFAULT_MAX_STEPS;
 
@@ -22,7 +28,7 @@ use crate::agent::DEFAULT_MAX_STEPS;
 #[command(
     name = "aep-host",
     version,
-    about = "A thin reference AEP host: registry, tool catalog (AEP -> MCP), model calls, agent loop."
+    about = "A thin reference AEP host: registry, tool catalog (AEP -> MCP), MCP resources and prompts, model calls, agent loop."
 )]
 pub struct Cli {
     /// Host configuration (TOML): extensions, tools, models.
@@ -86,6 +92,38 @@ pub enum Command {
         #[arg(required = true, num_args = 1..)]
         prompt: Vec<String>,
     },
+    /// Use an extension's MCP resources: list them, list the templates, read one.
+    Resources {
+        /// The extension: its base URL, or the id of an extension registered with
+        /// --extension or --config.
+        extension: String,
+        /// The MCP server, by its id in the manifest (default: the only one declared, or
+        /// the only one advertising resources).
+        #[arg(long, global = true, value_name = "ID")]
+        server: Option<String>,
+        /// Print the MCP result as JSON.
+        #[arg(long, global = true)]
+        json: bool,
+        /// What to do.
+        #[command(subcommand)]
+        action: ResourcesAction,
+    },
+    /// Use an extension's MCP prompts: list them, get one with its arguments.
+    Prompts {
+        /// The extension: its base URL, or the id of an extension registered with
+        /// --extension or --config.
+        extension: String,
+        /// The MCP server, by its id in the manifest (default: the only one declared, or
+        /// the only one advertising prompts).
+        #[arg(long, global = true, value_name = "ID")]
+        server: Option<String>,
+        /// Print the MCP result as JSON.
+        #[arg(long, global = true)]
+        json: bool,
+        /// What to do.
+        #[command(subcommand)]
+        action: PromptsAction,
+    },
     /// Walk through discovery, tool resolution, MCP calls and a chat with a tool round
     /// trip, with extensions started in-process (no external service needed). With
     /// OLLAMA_HOST reachable, the chat uses aep-ollama and a real model (pick one with
@@ -94,6 +132,36 @@ pub enum Command {
         /// Use the scripted model even when OLLAMA_HOST is set.
         #[arg(long)]
         scripted: bool,
+    },
+}
+
+/// `aep-host resources EXTENSION ...`.
+#[derive(Debug, Clone, Subcommand)]
+pub enum ResourcesAction {
+    /// List the resources (resources/list).
+    List,
+    /// List the resource templates (resources/templates/list).
+    Templates,
+    /// Read a resource (resources/read): a listed URI, or a template with its variables
+    /// filled in (e.g. hash://sha256/abc).
+    Read {
+        /// The resource's URI.
+        uri: String,
+    },
+}
+
+/// `aep-host prompts EXTENSION ...`.
+#[derive(Debug, Clone, Subcommand)]
+pub enum PromptsAction {
+    /// List the prompts and their arguments (prompts/list).
+    List,
+    /// Get a prompt's messages (prompts/get).
+    Get {
+        /// The prompt's name.
+        name: String,
+        /// An argument: KEY=VALUE (repeatable; prompt arguments are strings).
+        #[arg(long = "arg", value_name = "KEY=VALUE")]
+        args: Vec<String>,
     },
 }
 

@@ -45,7 +45,12 @@ pub(crate) fn chain(error: &dyn std::error::Error) -> String {
 pub(crate) fn classify(url: &Url, what: &str, error: ServiceError) -> Failure {
     match error {
         ServiceError::McpError(data) => {
-            let message = format!("{url}: {what}: JSON-RPC error {}: {}", data.code.0, data.message);
+            let message = format!(
+                "{url}: {what}: JSON-RPC error {}{}: {}",
+                data.code.0,
+                meaning(data.code),
+                data.message
+            );
             let unknown_tool = matches!(
                 data.code,
                 JsonRpcCode::INVALID_PARAMS | JsonRpcCode::METHOD_NOT_FOUND
@@ -67,6 +72,19 @@ pub(crate) fn classify(url: &Url, what: &str, error: ServiceError) -> Failure {
             .with_target(url.as_str()),
         ),
         other => Failure::Transport(unreachable(url, what, &chain(&other))),
+    }
+}
+
+/// What a standard JSON-RPC or MCP error code means, for the message: ` (invalid params)`.
+fn meaning(code: JsonRpcCode) -> &'static str {
+    match code {
+        JsonRpcCode::RESOURCE_NOT_FOUND => " (resource not found)",
+        JsonRpcCode::INVALID_PARAMS => " (invalid params)",
+        JsonRpcCode::METHOD_NOT_FOUND => " (method not found)",
+        JsonRpcCode::INVALID_REQUEST => " (invalid request)",
+        JsonRpcCode::INTERNAL_ERROR => " (internal error)",
+        JsonRpcCode::PARSE_ERROR => " (parse error)",
+        _ => "",
     }
 }
 

@@ -8,21 +8,30 @@
 //! - `tools/list` is cached per server until the server sends
 //!   `notifications/tools/list_changed`, the connection is replaced, or a caller forces a
 //!   refresh (the catalog does so once when a tool is not found).
+//! - Resources and prompts (`resources/list`, `resources/templates/list`,
+//!   `resources/read`, `prompts/list`, `prompts/get`) go through the same client; a
+//!   server whose `initialize` result does not advertise the capability is refused with
+//!   `mcp_capability_missing` before anything is sent. They are not cached.
 //! - Every wait is bounded ([`PoolOptions`]).
 
 mod failure;
 mod listener;
 mod slot;
+mod surface;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use rmcp::model::{CallToolResult, Tool};
+use rmcp::model::{
+    CallToolResult, GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplate,
+    ServerCapabilities, Tool,
+};
 use url::Url;
 
 pub(crate) use failure::Failure;
 use slot::Slot;
+pub use surface::Capability;
 
 use crate::JsonObject;
 use crate::error::{ErrorCode, HostError, Result};
@@ -197,6 +206,43 @@ impl McpPool {
         arguments: JsonObject,
     ) -> Result<CallToolResult, Failure> {
         self.slot(url).call(name, arguments).await
+    }
+
+    /// The capabilities the server at `url` advertised in its `initialize` (or
+    /// `server/discover`) result, connecting first when needed.
+    pub async fn capabilities(&self, url: &Url) -> Result<ServerCapabilities> {
+        self.slot(url).capabilities().await
+    }
+
+    /// `resources/list` (every page); `mcp_capability_missing` when the server does not
+    /// advertise `resources`.
+    pub async fn resources(&self, url: &Url) -> Result<Vec<Resource>> {
+        self.slot(url).resources().await
+    }
+
+    /// `resources/templates/list` (every page); `mcp_capability_missing` when the server
+    /// does not advertise `resources`.
+    pub async fn resource_templates(&self, url: &Url) -> Result<Vec<ResourceTemplate>> {
+        self.slot(url).resource_templates().await
+    }
+
+    /// `resources/read` of `uri`. An unknown URI is the server's JSON-RPC error (MCP:
+    /// -32002), as `mcp_request_failed`.
+    pub async fn read_resource(&self, url: &Url, uri: &str) -> Result<ReadResourceResult> {
+        self.slot(url).read_resource(uri).await
+    }
+
+    /// `prompts/list` (every page); `mcp_capability_missing` when the server does not
+    /// advertise `prompts`.
+    pub async fn prompts(&self, url: &Url) -> Result<Vec<Prompt>> {
+        self.slot(url).prompts().await
+    }
+
+    /// `prompts/get` of `name` with string `arguments`. An unknown prompt or a missing
+    /// required argument is the server's JSON-RPC error (MCP: -32602), as
+    /// `mcp_request_failed`.
+    pub async fn get_prompt(&self, url: &Url, name: &str, arguments: JsonObject) -> Result<GetPromptResult> {
+        self.slot(url).get_prompt(name, arguments).await
     }
 
     /// What the pool did for the server at `url`.

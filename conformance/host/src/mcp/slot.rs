@@ -18,7 +18,7 @@ use super::{McpRevision, PoolOptions, PoolStats};
 use crate::JsonObject;
 use crate::error::Result;
 
-type Client = RunningService<RoleClient, Listener>;
+pub(super) type Client = RunningService<RoleClient, Listener>;
 
 struct Cached {
     generation: u64,
@@ -26,8 +26,8 @@ struct Cached {
 }
 
 pub(crate) struct Slot {
-    url: Url,
-    options: PoolOptions,
+    pub(super) url: Url,
+    pub(super) options: PoolOptions,
     // Sent as `Authorization: Bearer`; never logged (the struct has no Debug).
     token: Option<String>,
     connection: Mutex<Option<Arc<Client>>>,
@@ -68,7 +68,7 @@ impl Slot {
 
     /// The live client, connecting (one `initialize`) when there is none or the last
     /// one was lost. Concurrent callers wait for one connection.
-    async fn client(&self) -> Result<Arc<Client>> {
+    pub(super) async fn client(&self) -> Result<Arc<Client>> {
         let mut slot = self.connection.lock().await;
         if let Some(client) = slot.as_ref().filter(|c| alive(c)) {
             return Ok(client.clone());
@@ -122,7 +122,7 @@ impl Slot {
     }
 
     /// Forgets `client` if it is still the current one (its transport failed).
-    async fn discard(&self, client: &Arc<Client>) {
+    pub(super) async fn discard(&self, client: &Arc<Client>) {
         let mut slot = self.connection.lock().await;
         if slot.as_ref().is_some_and(|c| Arc::ptr_eq(c, client)) {
             if let Some(client) = slot.take() {
