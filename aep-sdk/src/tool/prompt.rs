@@ -54,7 +54,7 @@ impl<S> PromptDef<S> {
     }
 }
 
-/// What a `#[prompt]` method may return: a `String` (one user message),
+/// What a `#[prompt]` method may return: a `String` or `&'static str` (one user message),
 /// `Vec<PromptMessage>`, or a whole `GetPromptResult`.
 #[diagnostic::on_unimplemented(
     message = "a `#[prompt]` method cannot return `{Self}`",
@@ -69,6 +69,12 @@ pub trait PromptOutput {
 impl PromptOutput for String {
     fn into_result(self) -> GetPromptResult {
         GetPromptResult::new(vec![PromptMessage::new_text(Role::User, self)])
+    }
+}
+
+impl PromptOutput for &'static str {
+    fn into_result(self) -> GetPromptResult {
+        self.to_owned().into_result()
     }
 }
 
