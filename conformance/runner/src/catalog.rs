@@ -297,6 +297,31 @@ pub const CATALOG: &[CheckInfo] = &[
         "6",
         "read-only tools answer tools/call with arguments synthesized from their input schema",
     ),
+    recommended(
+        "6.tools.progress",
+        "6",
+        "every notifications/progress received during a tools/call carries that call's _meta.progressToken",
+    ),
+    recommended(
+        "6.resources.list",
+        "6",
+        "servers advertising resources answer resources/list and resources/templates/list",
+    ),
+    recommended(
+        "6.resources.read",
+        "6",
+        "every listed resource reads: resources/read answers contents, one carrying the URI asked for",
+    ),
+    recommended(
+        "6.prompts.list",
+        "6",
+        "servers advertising prompts answer prompts/list",
+    ),
+    recommended(
+        "6.prompts.get",
+        "6",
+        "every listed prompt answers prompts/get (required arguments set to \"sample\") with at least one message",
+    ),
     required(
         "3.stream.cancellation",
         "3",
@@ -358,6 +383,18 @@ mod tests {
                 check.section
             );
             assert!(!check.description.is_empty() && !check.description.contains('\n'));
+        }
+    }
+
+    #[test]
+    fn the_readme_table_lists_every_check_with_its_level() {
+        let readme = include_str!("../README.md");
+        for check in CATALOG {
+            let row = format!("| `{}` | {}", check.id, check.level.as_str());
+            assert!(
+                readme.lines().any(|line| line.starts_with(&row)),
+                "README.md has no row starting `{row}`"
+            );
         }
     }
 

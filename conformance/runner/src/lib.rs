@@ -3,7 +3,8 @@
 //! The AEP conformance suite, as a library and as the `aep-conformance` command. It
 //! checks a running extension, written in any language, against the AEP contract
 //! (`shared/spec/aep.md`): discovery and manifest rules, health, model providers, chat and
-//! SSE streaming, error documents, versioned configuration, MCP tools and cancellation.
+//! SSE streaming, error documents, versioned configuration, MCP tools (with their
+//! progress notifications), MCP resources and prompts, and cancellation.
 //!
 //! Every check has a stable id following the contract's sections (`1.discovery.v1`,
 //! `3.stream.framing`, `4.errors.malformed-json`, `6.tools.contribution-maps`, ...), a
@@ -48,8 +49,10 @@
 //! rule is reported by the check that owns it: a check that depends on something another
 //! check found broken is skipped, naming that check, rather than failed again.
 //!
-//! Tool calls (`6.tools.call`) only ever go to tools annotated `readOnlyHint: true` and
-//! not `destructiveHint: true`, with arguments synthesized from their input schema.
+//! Tool calls (`6.tools.call`, `6.tools.progress`) only ever go to tools annotated
+//! `readOnlyHint: true` and not `destructiveHint: true`, with arguments synthesized from
+//! their input schema, once per run. Resources and prompts (`6.resources.*`,
+//! `6.prompts.*`) are checked on the servers that advertise them.
 //! Raw HTTP goes through `reqwest` directly (the canonical client hides framing); MCP
 //! goes through rmcp's Streamable HTTP client. Every wait is bounded.
 //!

@@ -1,13 +1,24 @@
 //! The MCP side: one entry per declared server, with its resolved endpoint, a raw
 //! reachability probe, a session client (2025-11-25, `initialize`), a stateless client
-//! (2026-07-28, `server/discover`) and the tool list, each obtained once.
+//! (2026-07-28, `server/discover`), the tool, resource, template and prompt lists, and
+//! the tool calls made, each obtained once. Every client records the
+//! `notifications/progress` it receives.
 
+use std::future::Future;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use reqwest::Method;
 use reqwest::header;
-use rmcp::model::{ClientCapabilities, ClientConfig, Implementation, ProtocolVersion as McpVersion, Tool};
-use rmcp::service::{ClientLifecycleMode, ClientServiceExt, RoleClient, RunningService};
+use rmcp::ClientHandler;
+use rmcp::model::{
+    CallToolResult, ClientCapabilities, ClientConfig, Implementation, ProgressNotificationParam,
+    ProgressToken, Prompt, ProtocolVersion as McpVersion, Resource, ResourceTemplate, ServerCapabilities,
+    Tool,
+};
+use rmcp::service::{
+    ClientLifecycleMode, ClientServiceExt, MaybeSendFuture, NotificationContext, RoleClient, RunningService,
+};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use serde_json::json;
@@ -16,7 +27,91 @@ use url::Url;
 use crate::http::{Http, essence, is_json_type};
 
 /// A connected MCP client.
-pub(crate) type McpClient = RunningService<RoleClient, ClientConfig>;
+pub(crate) type McpClient = RunningService<RoleClient, Recorder>;
+
+/// The client handler: answers nothing, and keeps every `notifications/progress` in the
+/// order the client handled them.
+pub(crate) struct Recorder {
+    info: ClientConfig,
+    progress: Arc<Mutex<Vec<ProgressNotificationParam>>>,
+}
+
+impl Recorder {
+    fn new(info: ClientConfig) -> Self {
+        Self {
+            info,
+            progress: Arc::default(),
+        }
+    }
+
+    fn seen(&self) -> std::sync::MutexGuard<'_, Vec<ProgressNotificationParam>> {
+        self.progress.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// How many progress notifications arrived so far.
+    pub(crate) fn progress_count(&self) -> usize {
+        self.seen().len()
+    }
+
+    /// The progress notifications from position `from` on.
+    pub(crate) fn progress_since(&self, from: usize) -> Vec<ProgressNotificationParam> {
+        self.seen().get(from..).map(<[_]>::to_vec).unwrap_or_default()
+    }
+
+    /// Waits (at most `bound`) until no progress notification has arrived for 50 ms:
+    /// notifications are handled on tasks of their own, and may trail the answer they
+    /// preceded on the wire.
+    pub(crate) async fn settle(&self, bound: Duration) {
+        let deadline = tokio::time::Instant::now() + bound;
+        let mut last = self.progress_count();
+        loop {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            let now = self.progress_count();
+            if now == last || tokio::time::Instant::now() >= deadline {
+                return;
+            }
+            last = now;
+        }
+    }
+}
+
+impl ClientHandler for Recorder {
+    fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) -> impl Future<Output = ()> + MaybeSendFuture + '_ {
+        self.seen().push(params);
+        std::future::ready(())
+    }
+
+    fn get_info(&self) -> ClientConfig {
+        self.info.clone()
+    }
+}
+
+/// One `tools/call` made (or not) by the suite, kept for the checks that judge it.
+pub(crate) struct ToolCall {
+    /// `server/tool`.
+    pub(crate) label: String,
+    pub(crate) tool: Tool,
+    pub(crate) outcome: CallOutcome,
+}
+
+/// What came of one tool.
+pub(crate) enum CallOutcome {
+    /// Not called, and why.
+    Skipped(String),
+    /// Called with `arguments` (clipped for reports) and the request's `progressToken`
+    /// (none when the request could not be sent).
+    Called {
+        arguments: String,
+        token: Option<ProgressToken>,
+        result: Result<Box<CallToolResult>, String>,
+        /// The `notifications/progress` that arrived while it ran.
+        progress: Vec<ProgressNotificationParam>,
+    },
+}
 
 /// One declared MCP server and what was learnt about it.
 pub(crate) struct McpServer {
@@ -27,6 +122,23 @@ pub(crate) struct McpServer {
     pub(crate) session: Option<Result<McpClient, String>>,
     pub(crate) stateless: Option<Result<McpClient, String>>,
     pub(crate) tools: Option<Result<Vec<Tool>, String>>,
+    pub(crate) resources: Option<Result<Vec<Resource>, String>>,
+    pub(crate) templates: Option<Result<Vec<ResourceTemplate>, String>>,
+    pub(crate) prompts: Option<Result<Vec<Prompt>, String>>,
+    pub(crate) calls: Option<Vec<ToolCall>>,
+}
+
+/// A list request bounded by `timeout`, its failure worded.
+async fn listed<T>(
+    method: &str,
+    timeout: Duration,
+    request: impl Future<Output = Result<Vec<T>, rmcp::ServiceError>>,
+) -> Result<Vec<T>, String> {
+    match tokio::time::timeout(timeout, request).await {
+        Ok(Ok(items)) => Ok(items),
+        Ok(Err(error)) => Err(format!("{method} failed: {error}")),
+        Err(_) => Err(format!("{method} did not answer within {timeout:?}")),
+    }
 }
 
 /// A browser origin no extension should accept.
@@ -98,6 +210,10 @@ impl McpServer {
             session: None,
             stateless: None,
             tools: None,
+            resources: None,
+            templates: None,
+            prompts: None,
+            calls: None,
         }
     }
 
@@ -161,7 +277,7 @@ impl McpServer {
         let transport = self.transport(http, &url);
         match tokio::time::timeout(
             http.timeout,
-            client_info(version).serve_with_lifecycle(transport, lifecycle),
+            Recorder::new(client_info(version)).serve_with_lifecycle(transport, lifecycle),
         )
         .await
         {
@@ -210,6 +326,17 @@ impl McpServer {
         }
     }
 
+    /// The session client, or the stateless one when the session client cannot connect.
+    pub(crate) async fn connected(&mut self, http: &Http) -> Result<&McpClient, String> {
+        if let Err(session_error) = self.session(http).await {
+            return self
+                .stateless(http)
+                .await
+                .map_err(|e| format!("no MCP client connects: {session_error}; {e}"));
+        }
+        self.session(http).await
+    }
+
     /// `tools/list` (all pages) through the session client, or the stateless one when
     /// the session client cannot connect.
     pub(crate) async fn tools(&mut self, http: &Http) -> Result<Vec<Tool>, String> {
@@ -217,22 +344,68 @@ impl McpServer {
             return cached.clone();
         }
         let timeout = http.timeout;
-        let client = match self.session(http).await {
-            Ok(client) => Ok(client),
-            Err(session_error) => self
-                .stateless(http)
-                .await
-                .map_err(|e| format!("no MCP client connects: {session_error}; {e}")),
-        };
-        let result = match client {
+        let result = match self.connected(http).await {
             Err(error) => Err(error),
-            Ok(client) => match tokio::time::timeout(timeout, client.list_all_tools()).await {
-                Ok(Ok(tools)) => Ok(tools),
-                Ok(Err(error)) => Err(format!("tools/list failed: {error}")),
-                Err(_) => Err(format!("tools/list did not answer within {timeout:?}")),
-            },
+            Ok(client) => listed("tools/list", timeout, client.list_all_tools()).await,
         };
         self.tools = Some(result.clone());
+        result
+    }
+
+    /// The capabilities the connected client's server advertised (`initialize` or
+    /// `server/discover` result).
+    pub(crate) fn capabilities(&self) -> Option<ServerCapabilities> {
+        self.caller()
+            .and_then(|client| client.peer_info())
+            .map(|info| info.capabilities.clone())
+    }
+
+    /// `resources/list` (all pages), once.
+    pub(crate) async fn resources(&mut self, http: &Http) -> Result<Vec<Resource>, String> {
+        if let Some(cached) = &self.resources {
+            return cached.clone();
+        }
+        let timeout = http.timeout;
+        let result = match self.connected(http).await {
+            Err(error) => Err(error),
+            Ok(client) => listed("resources/list", timeout, client.list_all_resources()).await,
+        };
+        self.resources = Some(result.clone());
+        result
+    }
+
+    /// `resources/templates/list` (all pages), once.
+    pub(crate) async fn templates(&mut self, http: &Http) -> Result<Vec<ResourceTemplate>, String> {
+        if let Some(cached) = &self.templates {
+            return cached.clone();
+        }
+        let timeout = http.timeout;
+        let result = match self.connected(http).await {
+            Err(error) => Err(error),
+            Ok(client) => {
+                listed(
+                    "resources/templates/list",
+                    timeout,
+                    client.list_all_resource_templates(),
+                )
+                .await
+            }
+        };
+        self.templates = Some(result.clone());
+        result
+    }
+
+    /// `prompts/list` (all pages), once.
+    pub(crate) async fn prompts(&mut self, http: &Http) -> Result<Vec<Prompt>, String> {
+        if let Some(cached) = &self.prompts {
+            return cached.clone();
+        }
+        let timeout = http.timeout;
+        let result = match self.connected(http).await {
+            Err(error) => Err(error),
+            Ok(client) => listed("prompts/list", timeout, client.list_all_prompts()).await,
+        };
+        self.prompts = Some(result.clone());
         result
     }
 

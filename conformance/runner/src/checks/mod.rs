@@ -1,12 +1,14 @@
 //! The checks. Each is an async function of the shared [`Ctx`] returning a [`Verdict`];
 //! [`run`] dispatches by id.
 
+pub(crate) mod calls;
 pub(crate) mod config;
 pub(crate) mod discovery;
 pub(crate) mod errors;
 pub(crate) mod manifest;
 pub(crate) mod providers;
 pub(crate) mod stream;
+pub(crate) mod surface;
 pub(crate) mod tools;
 
 use crate::ctx::{Ctx, Missing};
@@ -164,7 +166,12 @@ pub(crate) async fn run(id: &str, ctx: &mut Ctx) -> Verdict {
         "6.mcp.origin" => tools::origin(ctx).await,
         "6.tools.contribution-maps" => tools::contribution_maps(ctx).await,
         "6.tools.schemas" => tools::schemas(ctx).await,
-        "6.tools.call" => tools::call(ctx).await,
+        "6.tools.call" => calls::call_check(ctx).await,
+        "6.tools.progress" => calls::progress(ctx).await,
+        "6.resources.list" => surface::resources_list(ctx).await,
+        "6.resources.read" => surface::resources_read(ctx).await,
+        "6.prompts.list" => surface::prompts_list(ctx).await,
+        "6.prompts.get" => surface::prompts_get(ctx).await,
         other => Verdict::fail(format!("internal error: no implementation for check '{other}'")),
     }
 }

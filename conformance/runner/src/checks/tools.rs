@@ -1,24 +1,21 @@
 //! Section 6: every declared MCP server over Streamable HTTP (session and stateless
-//! revisions), contributions mapped to listed tools, tool schemas, and calls.
-//!
-//! Which tools are called: only tools whose annotations say `readOnlyHint: true` and do
-//! not say `destructiveHint: true`, and only when their input schema lets arguments be
-//! synthesized. Tools without annotations default to "may modify, may destroy" in MCP,
-//! so they are never called. `Options::call_tools = false` (`--no-tool-calls`) calls none.
+//! revisions), contributions mapped to listed tools, and tool schemas. Tool calls are in
+//! `calls`, resources and prompts in `surface`; both use the server list and tool lists
+//! from here.
 
 use std::collections::HashMap;
 
 use aep_sdk::validate::resolve_mcp_endpoint;
-use rmcp::model::{CallToolRequestParams, Tool};
+use rmcp::model::Tool;
 use serde_json::Value;
 
 use super::{Findings, Verdict, need};
 use crate::ctx::{Ctx, Missing};
 use crate::mcp::McpServer;
-use crate::schema::{object_schema_problems, synthesize};
+use crate::schema::object_schema_problems;
 
 /// Fills `ctx.mcp` from the manifest (once).
-async fn servers(ctx: &mut Ctx) -> Result<(), Missing> {
+pub(super) async fn servers(ctx: &mut Ctx) -> Result<(), Missing> {
     if ctx.mcp.is_none() {
         let manifest = ctx.manifest().await?;
         let mut seen = std::collections::HashSet::new();
@@ -70,7 +67,7 @@ pub(crate) async fn reachable(ctx: &mut Ctx) -> Verdict {
 }
 
 /// Whether the server was reachable; else a skip note.
-fn usable(server: &McpServer, findings: &mut Findings) -> bool {
+pub(super) fn usable(server: &McpServer, findings: &mut Findings) -> bool {
     match &server.reachable {
         Some(Ok(())) => true,
         _ => {
@@ -83,7 +80,8 @@ fn usable(server: &McpServer, findings: &mut Findings) -> bool {
     }
 }
 
-async fn ensure_probed(ctx: &mut Ctx) {
+/// Probes every server with a valid endpoint (once).
+pub(super) async fn ensure_probed(ctx: &mut Ctx) {
     let http = ctx.http.clone();
     for server in ctx.mcp.iter_mut().flatten() {
         if server.endpoint.is_ok() {
@@ -181,7 +179,11 @@ pub(crate) async fn stateless(ctx: &mut Ctx) -> Verdict {
 
 /// Each usable server's tool list; skip notes for the others. A failing `tools/list`
 /// through a connected client is a problem.
-async fn tool_lists(ctx: &mut Ctx, findings: &mut Findings, owner: bool) -> HashMap<String, Vec<Tool>> {
+pub(super) async fn tool_lists(
+    ctx: &mut Ctx,
+    findings: &mut Findings,
+    owner: bool,
+) -> HashMap<String, Vec<Tool>> {
     ensure_probed(ctx).await;
     let http = ctx.http.clone();
     let mut lists = HashMap::new();
@@ -246,7 +248,7 @@ pub(crate) async fn contribution_maps(ctx: &mut Ctx) -> Verdict {
     findings.verdict()
 }
 
-fn schema_value(schema: &serde_json::Map<String, Value>) -> Value {
+pub(super) fn schema_value(schema: &serde_json::Map<String, Value>) -> Value {
     Value::Object(schema.clone())
 }
 
@@ -275,95 +277,6 @@ pub(crate) async fn schemas(ctx: &mut Ctx) -> Verdict {
                     .into_iter()
                     .for_each(|p| findings.problem(format!("{server}/{}: {p}", tool.name)));
             }
-        }
-    }
-    findings.verdict()
-}
-
-/// Whether the call rule allows calling `tool`.
-fn callable(tool: &Tool) -> Result<(), String> {
-    let annotations = tool.annotations.as_ref();
-    if annotations.and_then(|a| a.read_only_hint) != Some(true) {
-        return Err("not annotated readOnlyHint: true".to_owned());
-    }
-    if annotations.and_then(|a| a.destructive_hint) == Some(true) {
-        return Err("annotated destructiveHint: true".to_owned());
-    }
-    Ok(())
-}
-
-/// `6.tools.call`.
-pub(crate) async fn call(ctx: &mut Ctx) -> Verdict {
-    if !ctx.options.call_tools {
-        return Verdict::Skip("tool calls are turned off (--no-tool-calls)".to_owned());
-    }
-    need!(servers(ctx).await);
-    let mut findings = Findings::default();
-    let lists = tool_lists(ctx, &mut findings, false).await;
-    let timeout = ctx.http.timeout;
-    for server in ctx.mcp.iter().flatten() {
-        let Some(tools) = lists.get(&server.id) else {
-            continue;
-        };
-        let Some(client) = server.caller() else { continue };
-        for tool in tools {
-            let label = format!("{}/{}", server.id, tool.name);
-            if let Err(why) = callable(tool) {
-                findings.skip(format!("{label}: {why}"));
-                continue;
-            }
-            let schema = schema_value(&tool.input_schema);
-            let arguments = match synthesize(&schema, &schema) {
-                Some(Value::Object(arguments)) if object_schema_problems(&schema).is_empty() => arguments,
-                _ => {
-                    findings.skip(format!(
-                        "{label}: no arguments can be synthesized from its input schema"
-                    ));
-                    continue;
-                }
-            };
-            let params = CallToolRequestParams::new(tool.name.clone()).with_arguments(arguments.clone());
-            let shown = crate::render::clip(&Value::Object(arguments).to_string(), 80);
-            let result = match tokio::time::timeout(timeout, client.call_tool(params)).await {
-                Err(_) => Err(format!("{label}: tools/call did not answer within {timeout:?}")),
-                Ok(Err(error)) => Err(format!("{label}: tools/call {shown} failed: {error}")),
-                Ok(Ok(result)) => {
-                    let is_error = result.is_error == Some(true);
-                    match (&tool.output_schema, &result.structured_content, is_error) {
-                        (Some(_), None, false) => Err(format!(
-                            "{label}: declares an outputSchema but its result has no structuredContent"
-                        )),
-                        (Some(output), Some(structured), false) => {
-                            match aep_sdk::schema::Validator::new(&schema_value(output)) {
-                                Err(error) => {
-                                    Err(format!("{label}: its outputSchema cannot be used: {error}"))
-                                }
-                                Ok(validator) => {
-                                    let issues = validator.issues(structured);
-                                    if issues.is_empty() {
-                                        Ok(format!("{label} {shown}: structured result"))
-                                    } else {
-                                        let listed: Vec<String> =
-                                            issues.iter().map(|i| i.describe("structuredContent")).collect();
-                                        Err(format!(
-                                            "{label}: structuredContent does not match outputSchema: {}",
-                                            listed.join("; ")
-                                        ))
-                                    }
-                                }
-                            }
-                        }
-                        (_, _, true) => Ok(format!(
-                            "{label} {shown}: a tool error result (isError), a valid answer"
-                        )),
-                        _ => Ok(format!(
-                            "{label} {shown}: {} content item(s)",
-                            result.content.len()
-                        )),
-                    }
-                }
-            };
-            findings.check(result);
         }
     }
     findings.verdict()

@@ -1,6 +1,7 @@
 //! The reference extension every broken fixture starts from: one deterministic model
 //! provider, an option set with two versions and migrations both ways, and an MCP server
-//! with read-only, unannotated and destructive tools. It passes every check, strictly.
+//! with read-only (one of them reporting progress), unannotated and destructive tools, a
+//! resource, a resource template and a prompt. It passes every check, strictly.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -124,6 +125,46 @@ impl Reference {
         Sum {
             sum: a.saturating_add(b),
         }
+    }
+
+    /// Count to three, reporting progress at each step.
+    #[tool(
+        name = "count",
+        id = "text.count",
+        display_name = "Count",
+        read_only,
+        idempotent
+    )]
+    async fn count(&self, ctx: ToolContext) -> String {
+        for step in 1..=3_u32 {
+            ctx.progress(f64::from(step), Some(3.0), Some(&format!("{step} of 3")))
+                .await;
+        }
+        "counted to 3".to_owned()
+    }
+
+    /// What this extension is.
+    #[resource(uri = "docs://reference/about", name = "about", mime_type = "text/plain")]
+    async fn about(&self) -> &'static str {
+        "The conformance reference: everything the suite checks, done right."
+    }
+
+    /// `text`, echoed back.
+    #[resource(uri_template = "echo://{text}", name = "echo", mime_type = "text/plain")]
+    async fn echo_resource(&self, text: String) -> String {
+        text
+    }
+
+    /// Greet someone.
+    #[prompt(name = "greet", title = "Greet someone")]
+    async fn greet(
+        &self,
+        /// Who to greet.
+        name: String,
+        /// How, e.g. "warmly" (default "briefly").
+        manner: Option<String>,
+    ) -> String {
+        format!("Greet {name} {}.", manner.as_deref().unwrap_or("briefly"))
     }
 
     /// Remember a note (not annotated: a client must assume it modifies state).
