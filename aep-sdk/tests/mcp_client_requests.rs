@@ -86,6 +86,14 @@ impl Everything {
         args["name"].as_str().unwrap_or("nobody").to_owned()
     }
 
+    /// Frees its connection mid-call; the answer comes on the resumed stream.
+    #[tool]
+    async fn patient(&self, ctx: ToolContext) -> Result<String, ToolError> {
+        ctx.close_response_stream(Duration::from_millis(50)).await?;
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        Ok("answered after the reconnection".to_owned())
+    }
+
     /// A resource that changes.
     #[resource(uri = "test://watched", mime_type = "text/plain")]
     async fn watched(&self) -> &'static str {
@@ -355,4 +363,30 @@ async fn rich_content_and_a_schema_kept_as_written() {
         .unwrap();
     assert_eq!(text(&called), "Ada");
     session.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_tool_closes_its_stream_and_the_client_resumes_for_the_answer() {
+    let server = spawn(Everything::default().into_extension().unwrap().router()).await;
+    let session = connect(&format!("{}/mcp", server.base_url), Client::default()).await;
+    let answer = tokio::time::timeout(
+        Duration::from_secs(10),
+        session.call_tool(CallToolRequestParams::new("patient")),
+    )
+    .await
+    .expect("the answer within 10 s")
+    .unwrap();
+    assert_eq!(text(&answer), "answered after the reconnection");
+    session.cancel().await.unwrap();
+
+    // Called directly (no HTTP stream to close): a tool error saying so.
+    let ctx = ToolContext::new(tokio_util::sync::CancellationToken::new());
+    let refused = ctx
+        .close_response_stream(Duration::from_millis(50))
+        .await
+        .unwrap_err();
+    assert!(
+        refused.message().contains("not sent on a session's SSE stream"),
+        "{refused}"
+    );
 }

@@ -22,7 +22,7 @@ use tokio_util::sync::CancellationToken;
 use super::access::McpAccess;
 use super::body::BodyLimits;
 use crate::protocol::McpServerDescriptor;
-use crate::tool::SessionEnd;
+use crate::tool::{ResponseStream, SessionEnd};
 
 type Mount = dyn Fn(&McpAccess, BodyLimits, CancellationToken) -> Router + Send + Sync;
 
@@ -177,12 +177,34 @@ async fn session_ends(State(sessions): State<Arc<Sessions>>, mut request: Reques
         return response;
     };
     let delete = request.method() == http::Method::DELETE;
+    let post = request.method() == http::Method::POST;
     request.extensions_mut().insert(SessionEnd(sessions.token(&id)));
+    let stream = post.then(|| ResponseStream::new(sessions.manager.clone(), &id));
+    if let Some(stream) = &stream {
+        request.extensions_mut().insert(stream.clone());
+    }
     let response = next.run(request).await;
     if (delete && response.status().is_success()) || response.status() == http::StatusCode::NOT_FOUND {
         sessions.end(&id);
     }
-    response
+    let streamed = response
+        .headers()
+        .get(http::header::CONTENT_TYPE)
+        .is_some_and(|v| v.as_bytes().starts_with(b"text/event-stream"));
+    match stream {
+        // The stream's number is in its first event's id: read it on the way out.
+        Some(stream) if streamed => response.map(|body| {
+            let events = futures::StreamExt::inspect(body.into_data_stream(), move |chunk| {
+                if let Ok(bytes) = chunk
+                    && !stream.is_known()
+                {
+                    stream.learn(bytes);
+                }
+            });
+            Body::from_stream(events)
+        }),
+        _ => response,
+    }
 }
 
 /// rmcp answers a session DELETE with 202; MCP clients expect 200 or 204 (the official

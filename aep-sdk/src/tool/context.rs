@@ -13,7 +13,7 @@ use rmcp::model::{
 use rmcp::service::{Peer, RoleServer};
 use tokio_util::sync::CancellationToken;
 
-use super::{JsonObject, SessionEnd, ToolError};
+use super::{JsonObject, ResponseStream, SessionEnd, ToolError};
 use crate::caller::Caller;
 
 /// The severity of a log message to the client (MCP's syslog levels, lowest first).
@@ -98,6 +98,8 @@ pub struct ToolContext {
     caller: Option<Caller>,
     /// Tripped when the call's MCP session ends (see `SessionEnd`).
     session_end: Option<CancellationToken>,
+    /// The SSE stream the answer goes out on, if any.
+    stream: Option<ResponseStream>,
     peer: Option<Peer<RoleServer>>,
     level: Option<SessionLevel>,
     /// Told of each progress report (a timeout that resets on progress listens).
@@ -113,6 +115,7 @@ impl ToolContext {
             headers: None,
             caller: None,
             session_end: None,
+            stream: None,
             peer: None,
             level: None,
             activity: None,
@@ -126,13 +129,14 @@ impl ToolContext {
         peer: Peer<RoleServer>,
         level: SessionLevel,
     ) -> Self {
-        let (headers, caller, session_end) = match head {
+        let (headers, caller, session_end, stream) = match head {
             Some(head) => (
                 Some(Arc::new(head.headers)),
                 head.extensions.get::<Caller>().cloned(),
                 head.extensions.get::<SessionEnd>().map(|end| end.0.clone()),
+                head.extensions.get::<ResponseStream>().cloned(),
             ),
-            None => (None, None, None),
+            None => (None, None, None, None),
         };
         Self {
             cancellation,
@@ -140,6 +144,7 @@ impl ToolContext {
             headers,
             caller,
             session_end,
+            stream,
             peer: Some(peer),
             level: Some(level),
             activity: None,
@@ -272,6 +277,19 @@ impl ToolContext {
             .iter()
             .filter_map(|c| c.as_text().map(|t| t.text.clone()))
             .collect())
+    }
+
+    /// Closes the HTTP stream this call's answer would go out on, telling the client to
+    /// reconnect after `retry` (SSE polling, SEP-1699): a long call frees its connection,
+    /// and the client, resuming with `Last-Event-ID`, gets the answer (and anything sent
+    /// meanwhile) on the new stream. Fails when the call did not come over a session's
+    /// POST answered as a stream.
+    pub async fn close_response_stream(&self, retry: std::time::Duration) -> Result<(), ToolError> {
+        let stream = self
+            .stream
+            .as_ref()
+            .ok_or_else(|| ToolError::new("this call's answer is not sent on a session's SSE stream"))?;
+        stream.close(retry).await.map_err(ToolError::new)
     }
 
     /// Asks the user for input through the client (`elicitation/create`, form mode):

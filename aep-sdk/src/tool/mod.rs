@@ -94,7 +94,7 @@ pub use rmcp::model::{
 pub use rmcp::model::{CreateMessageRequestParams, CreateMessageResult, SamplingMessage};
 pub use schema::{input_schema, output_schema, raw_schema, strict_schema};
 pub use server::{ToolCall, ToolDef, ToolServer, set_default_timeout};
-pub(crate) use session::SessionEnd;
+pub(crate) use session::{ResponseStream, SessionEnd};
 pub use subscriptions::Subscriptions;
 pub use switch::ToolSwitch;
 pub use uri_template::UriTemplate;

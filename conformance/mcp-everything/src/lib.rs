@@ -231,6 +231,15 @@ impl Everything {
         Ok(completed(&result))
     }
 
+    /// Closes its answer's stream mid-call; the client reconnects and gets the answer
+    /// on the resumed stream (SEP-1699).
+    #[tool]
+    async fn test_reconnection(&self, ctx: ToolContext) -> Result<String, ToolError> {
+        ctx.close_response_stream(Duration::from_millis(100)).await?;
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        Ok("Reconnection test completed successfully".to_owned())
+    }
+
     /// A tool whose input schema uses JSON Schema 2020-12 features, kept as written.
     #[tool(
         name = "json_schema_2020_12_tool",
