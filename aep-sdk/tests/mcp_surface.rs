@@ -5,11 +5,10 @@
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Duration;
 
 use aep_sdk::prelude::*;
 use aep_sdk::server::BearerAuth;
-use aep_sdk::testing::spawn;
+use aep_sdk::testing::{eventually, spawn};
 use aep_sdk::tool::{Blob, ToolSwitch};
 use rmcp::model::{
     CallToolRequestParams, ClientConfig, GetPromptRequestParams, PromptMessage, ReadResourceRequestParams,
@@ -135,16 +134,6 @@ fn blob_of(contents: &ResourceContents) -> (&str, &str) {
         ResourceContents::BlobResourceContents { uri, blob, .. } => (uri, blob),
         other => panic!("blob contents expected, got {other:?}"),
     }
-}
-
-async fn eventually(what: &str, condition: impl Fn() -> bool) {
-    tokio::time::timeout(Duration::from_secs(5), async {
-        while !condition() {
-            tokio::time::sleep(Duration::from_millis(5)).await;
-        }
-    })
-    .await
-    .unwrap_or_else(|_| panic!("{what} within 5 s"));
 }
 
 #[tokio::test]

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use aep_sdk::prelude::*;
-use aep_sdk::testing::spawn;
+use aep_sdk::testing::{eventually, spawn};
 use aep_sdk::tool::LogLevel;
 use rmcp::model::{CallToolRequestParams, ClientConfig, ProgressNotificationParam};
 use rmcp::service::{NotificationContext, RoleClient};
@@ -144,16 +144,6 @@ impl ClientHandler for Collect {
     fn get_info(&self) -> ClientConfig {
         ClientConfig::default()
     }
-}
-
-async fn eventually(what: &str, condition: impl Fn() -> bool) {
-    tokio::time::timeout(Duration::from_secs(5), async {
-        while !condition() {
-            tokio::time::sleep(Duration::from_millis(5)).await;
-        }
-    })
-    .await
-    .unwrap_or_else(|_| panic!("{what} within 5 s"));
 }
 
 fn text(result: &rmcp::model::CallToolResult) -> String {

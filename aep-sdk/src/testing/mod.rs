@@ -48,6 +48,25 @@ impl Drop for TestServer {
     }
 }
 
+/// Waits until `condition` holds, checking every 5 ms; panics saying `what` did not
+/// happen within 5 s (a bound, never a hang).
+///
+/// ```
+/// # #[tokio::main(flavor = "current_thread")] async fn main() {
+/// let started = std::time::Instant::now();
+/// aep_sdk::testing::eventually("10 ms pass", || started.elapsed().as_millis() >= 10).await;
+/// # }
+/// ```
+pub async fn eventually(what: &str, condition: impl Fn() -> bool) {
+    let waited = tokio::time::timeout(std::time::Duration::from_secs(5), async {
+        while !condition() {
+            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+        }
+    })
+    .await;
+    assert!(waited.is_ok(), "{what} within 5 s");
+}
+
 /// Serves `router` on `127.0.0.1:0`.
 ///
 /// ```

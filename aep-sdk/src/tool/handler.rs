@@ -16,6 +16,24 @@ use super::completion::completion_info;
 use super::context::{LogLevel, ToolContext};
 use super::{JsonObject, ToolServer};
 
+/// Runs a resource read, prompt get or completion; a panic in it answers an internal
+/// error and the server keeps serving.
+async fn guarded<T>(
+    what: &str,
+    call: impl std::future::Future<Output = Result<T, ErrorData>>,
+) -> Result<T, ErrorData> {
+    match futures::FutureExt::catch_unwind(std::panic::AssertUnwindSafe(call)).await {
+        Ok(result) => result,
+        Err(_) => {
+            tracing::error!("{what} panicked");
+            Err(ErrorData::internal_error(
+                format!("the {what} failed unexpectedly"),
+                None,
+            ))
+        }
+    }
+}
+
 impl<S: Send + Sync + 'static> ToolServer<S> {
     /// The context of one request: its token, `_meta`, HTTP head and caller, the peer.
     fn context(&self, meta: Option<JsonObject>, context: &mut RequestContext<RoleServer>) -> ToolContext {
@@ -154,17 +172,8 @@ impl<S: Send + Sync + 'static> ServerHandler for ToolServer<S> {
                 Some(serde_json::json!({ "uri": uri })),
             ));
         };
-        let future = std::panic::AssertUnwindSafe(read(self.state.clone(), uri, variables, ctx));
-        match futures::FutureExt::catch_unwind(future).await {
-            Ok(contents) => Ok(ReadResourceResult::new(contents?).into()),
-            Err(_) => {
-                tracing::error!("resource read panicked");
-                Err(ErrorData::internal_error(
-                    "the resource read failed unexpectedly",
-                    None,
-                ))
-            }
-        }
+        let contents = guarded("resource read", read(self.state.clone(), uri, variables, ctx)).await?;
+        Ok(ReadResourceResult::new(contents).into())
     }
 
     async fn subscribe(
@@ -221,18 +230,12 @@ impl<S: Send + Sync + 'static> ServerHandler for ToolServer<S> {
             // Nothing to suggest for this argument: an empty list, as MCP asks.
             return Ok(CompleteResult::new(completion_info(Vec::new())));
         };
-        let future =
-            std::panic::AssertUnwindSafe((def.complete)(self.state.clone(), request.argument.value, ctx));
-        match futures::FutureExt::catch_unwind(future).await {
-            Ok(values) => Ok(CompleteResult::new(completion_info(values?))),
-            Err(_) => {
-                tracing::error!("completion panicked");
-                Err(ErrorData::internal_error(
-                    "the completion failed unexpectedly",
-                    None,
-                ))
-            }
-        }
+        let values = guarded(
+            "completion",
+            (def.complete)(self.state.clone(), request.argument.value, ctx),
+        )
+        .await?;
+        Ok(CompleteResult::new(completion_info(values)))
     }
 
     async fn list_prompts(
@@ -257,14 +260,11 @@ impl<S: Send + Sync + 'static> ServerHandler for ToolServer<S> {
             ));
         };
         let arguments = request.arguments.unwrap_or_default();
-        let future = std::panic::AssertUnwindSafe((prompt.get)(self.state.clone(), arguments, ctx));
-        match futures::FutureExt::catch_unwind(future).await {
-            Ok(result) => Ok(result?.into()),
-            Err(_) => {
-                tracing::error!(prompt = %request.name, "prompt panicked");
-                Err(ErrorData::internal_error("the prompt failed unexpectedly", None))
-            }
-        }
+        Ok(
+            guarded("prompt", (prompt.get)(self.state.clone(), arguments, ctx))
+                .await?
+                .into(),
+        )
     }
 
     #[allow(deprecated)] // MCP logging: see LogLevel
