@@ -1,9 +1,11 @@
 """MCP client on the official Python SDK 1.x (runs in the py1 venv): session revision only.
 
     mcp_client_v1.py URL [--call NAME [--args JSON]]
+    mcp_client_v1.py URL [--resources] [--read URI]... [--prompts] [--prompt NAME ARGS]...
 
 Lists every tool, calls every readOnlyHint=true tool (or just --call NAME) and prints one JSON
-line per result: {"tool", "arguments", "result"}. Exit codes: see _client_common.py.
+line per result: {"tool", "arguments", "result"}. With the resources/prompts options it does
+those instead (see _client_common.surface). Exit codes: see _client_common.py.
 """
 
 import asyncio
@@ -22,6 +24,16 @@ async def run(ns) -> int:
     async with streamable_http_client(ns.url) as (read, write, _session_id):
         async with ClientSession(read, write) as session:
             await session.initialize()
+            if ns.surface:
+                await common.surface(
+                    ns,
+                    resources=lambda c: session.list_resources(params=PaginatedRequestParams(cursor=c)),
+                    templates=lambda c: session.list_resource_templates(params=PaginatedRequestParams(cursor=c)),
+                    prompts=lambda c: session.list_prompts(params=PaginatedRequestParams(cursor=c)),
+                    read=session.read_resource,
+                    get_prompt=session.get_prompt,
+                )
+                return 0
             tools, cursor = [], None
             while True:  # follow pagination so "every tool" really is every tool
                 page = await session.list_tools(params=PaginatedRequestParams(cursor=cursor))

@@ -7,8 +7,9 @@ Uses the 2.x high-level (types are snake_case here: tool.input_schema, read_only
   mode="auto"        the default: probe `server/discover`, fall back to initialize;
   mode="2026-07-28"  adopt that stateless revision directly, no probe, no handshake.
 Lists every tool, calls every readOnlyHint=true tool (or just --call NAME) and prints one JSON
-line per result (stderr gets one "negotiated protocolVersion ..." line). Exit codes: see
-_client_common.py.
+line per result (stderr gets one "negotiated protocolVersion ..." line). With --resources,
+--read URI, --prompts, --prompt NAME ARGS it does those instead (see _client_common.surface).
+Exit codes: see _client_common.py.
 """
 
 import asyncio
@@ -25,6 +26,16 @@ async def run(ns) -> int:
     # handshake-era revision, reach it with mode="legacy").
     async with Client(ns.url, mode=ns.mode, raise_exceptions=True) as client:
         print(f"negotiated protocolVersion {client.protocol_version}", file=sys.stderr)
+        if ns.surface:
+            await common.surface(
+                ns,
+                resources=lambda c: client.list_resources(cursor=c, cache_mode="bypass"),
+                templates=lambda c: client.list_resource_templates(cursor=c, cache_mode="bypass"),
+                prompts=lambda c: client.list_prompts(cursor=c, cache_mode="bypass"),
+                read=lambda uri: client.read_resource(uri, cache_mode="bypass"),
+                get_prompt=client.get_prompt,
+            )
+            return 0
         tools, cursor = [], None
         while True:  # follow pagination; cache_mode="bypass": always ask the server
             page = await client.list_tools(cursor=cursor, cache_mode="bypass")

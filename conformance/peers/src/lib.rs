@@ -256,6 +256,28 @@ impl Peers {
     /// each read-only one. `Ok` holds one JSON line per call (`tool`, `arguments`,
     /// `result`; a result may be a tool error).
     pub async fn python_client(&self, sdk: PythonSdk, url: &str) -> Result<Vec<Value>, String> {
+        self.python_client_with(sdk, url, &[]).await
+    }
+
+    /// The official Python MCP client of `sdk` against `url` doing the resources/prompts
+    /// pass that `args` ask for (`--resources`, `--read URI`, `--prompts`, `--prompt NAME
+    /// ARGS`; `python/_client_common.py`, `surface`): one JSON line per step, a JSON-RPC
+    /// error being the answer of its step (`{"read": uri, "error": {"code", "message"}}`).
+    pub async fn python_surface(
+        &self,
+        sdk: PythonSdk,
+        url: &str,
+        args: &[&str],
+    ) -> Result<Vec<Value>, String> {
+        self.python_client_with(sdk, url, args).await
+    }
+
+    async fn python_client_with(
+        &self,
+        sdk: PythonSdk,
+        url: &str,
+        extra: &[&str],
+    ) -> Result<Vec<Value>, String> {
         let (python, script, mut args) = match sdk {
             PythonSdk::V1 => ("py1", "mcp_client_v1.py", vec![]),
             PythonSdk::V2(mode) => (
@@ -266,6 +288,7 @@ impl Peers {
         };
         let mut all = vec![Self::script(script).display().to_string(), url.to_owned()];
         all.append(&mut args);
+        all.extend(extra.iter().map(|a| (*a).to_owned()));
         let mut run = self.run(&self.bin(python), &all).await;
         // Exit 2: a tool answered `isError: true`, which is an answer, not a failure.
         if run.code == Some(2) {
@@ -279,16 +302,20 @@ impl Peers {
             .collect()
     }
 
-    /// The official Python SDK 1.x client against the MCP endpoint `url`, which must offer
+    /// The official Python SDK client of `sdk` (1.x, or 2.x in `legacy` mode: the one that
+    /// has `logging/setLevel`) against the MCP endpoint `url`, which must offer
     /// `count_slowly(to)` (progress per step, a debug log per step and an info log at the
-    /// end): progress after `logging/setLevel debug`, and the logs at `debug` and at
-    /// `warning` (`python/mcp_progress_v1.py`; its JSON report).
-    pub async fn python_progress(&self, url: &str) -> Result<Value, String> {
-        let args = vec![
-            Self::script("mcp_progress_v1.py").display().to_string(),
-            url.to_owned(),
-        ];
-        let stdout = self.run(&self.bin("py1"), &args).await.clean()?;
+    /// end): progress after `logging/setLevel debug`, the logs at `debug` and at `warning`,
+    /// and a count to 100 cancelled after its third progress notification
+    /// (`python/mcp_progress_v1.py`, `mcp_progress_v2.py`; their JSON report).
+    pub async fn python_progress(&self, sdk: PythonSdk, url: &str) -> Result<Value, String> {
+        let (python, script) = match sdk {
+            PythonSdk::V1 => ("py1", "mcp_progress_v1.py"),
+            PythonSdk::V2("legacy") => ("py2", "mcp_progress_v2.py"),
+            PythonSdk::V2(mode) => return Err(format!("mcp_progress_v2.py speaks legacy only, not {mode}")),
+        };
+        let args = vec![Self::script(script).display().to_string(), url.to_owned()];
+        let stdout = self.run(&self.bin(python), &args).await.clean()?;
         serde_json::from_str(stdout.trim()).map_err(|e| format!("{e}: {stdout}"))
     }
 
