@@ -201,6 +201,12 @@ impl Peers {
         self.run(&self.bin("inspector-cli"), &all).await
     }
 
+    /// [`Peers::inspector`], which must exit 0 without a warning: the JSON it printed.
+    pub async fn inspector_json(&self, url: &str, args: &[&str]) -> Result<Value, String> {
+        let output = self.inspector(url, args).await.clean()?;
+        serde_json::from_str(&output).map_err(|e| format!("inspector {args:?} output: {e}: {output}"))
+    }
+
     /// Lists the tools at `url` with the Inspector CLI and calls every read-only one with
     /// arguments made from its input schema; any warning (an unknown schema `format`, ...)
     /// or error fails. Returns the names of the tools called.

@@ -1,6 +1,6 @@
 //! The utilities extension's resources, resource template and prompt, seen by peers nobody
 //! here wrote: the official Python MCP SDK clients (1.x, and 2.x in its legacy, auto and
-//! 2026-07-28 modes). Each lists the resources and reads every
+//! 2026-07-28 modes) and the MCP Inspector CLI. Each lists the resources and reads every
 //! one (the README, `docs://utilities/readme`), lists the templates and reads
 //! `hash://sha256/hello%20world` (checked against a SHA-256 computed here by coreutils,
 //! not by the extension's code), lists the prompts and gets `summarize` with and without
@@ -189,5 +189,86 @@ async fn official_python_clients_read_every_resource_the_template_and_get_the_pr
             "{who}: summarize without text: {missing}"
         );
         assert!(missing.get("result").is_none(), "{who}: {missing}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mcp_inspector_cli_lists_and_reads_resources_gets_the_prompt_and_sets_the_log_level() {
+    let Some(peers) = Peers::require() else { return };
+    let url = utilities().await;
+    let json = |args: &'static [&'static str]| {
+        let (peers, url) = (&peers, &url);
+        async move {
+            peers
+                .inspector_json(url, args)
+                .await
+                .unwrap_or_else(|e| panic!("{e}"))
+        }
+    };
+    let who = "inspector";
+    assert_resources_listed(&json(&["--method", "resources/list"]).await["resources"], who);
+    let templates = json(&["--method", "resources/templates/list"]).await;
+    assert_templates_listed(&templates["resourceTemplates"], who);
+    let readme = json(&["--method", "resources/read", "--uri", README]).await;
+    assert_eq!(
+        text_content(&readme, README, "text/markdown", who),
+        aep_utilities::README
+    );
+    let hello = json(&["--method", "resources/read", "--uri", HELLO]).await;
+    assert_eq!(
+        text_content(&hello, HELLO, "text/plain", who),
+        sha256_hex("hello world")
+    );
+    assert_prompts_listed(&json(&["--method", "prompts/list"]).await["prompts"], who);
+
+    let text = format!("text={TEXT}");
+    let get = |style: Option<&'static str>| {
+        let mut args = vec![
+            "--method",
+            "prompts/get",
+            "--prompt-name",
+            "summarize",
+            "--prompt-args",
+        ];
+        args.push(&text);
+        args.extend(style);
+        let (peers, url) = (&peers, &url);
+        async move {
+            peers
+                .inspector_json(url, &args)
+                .await
+                .unwrap_or_else(|e| panic!("{e}"))
+        }
+    };
+    let (default, short, bullets) = (
+        get(None).await,
+        get(Some("style=short")).await,
+        get(Some("style=bullets")).await,
+    );
+    assert_styles(
+        prompt_text(&default, who),
+        prompt_text(&short, who),
+        prompt_text(&bullets, who),
+        who,
+    );
+    // Without `text`: the CLI exits 1 and prints the server's message (not its code) as
+    // {"error":{"code":"error","message":...}} on stderr.
+    let missing = peers
+        .inspector(&url, &["--method", "prompts/get", "--prompt-name", "summarize"])
+        .await;
+    assert_eq!(missing.code, Some(1), "{}", missing.describe());
+    let error: Value =
+        serde_json::from_str(missing.stderr.trim()).unwrap_or_else(|e| panic!("{e}: {}", missing.describe()));
+    let message = error["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("'text'"), "{}", missing.describe());
+    assert!(missing.stdout.trim().is_empty(), "{}", missing.describe());
+
+    // logging/setLevel answers {} (the Inspector prints the empty result).
+    for level in ["debug", "warning"] {
+        let set = peers
+            .inspector_json(&url, &["--method", "logging/setLevel", "--log-level", level])
+            .await
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(set, json!({}), "logging/setLevel {level}");
     }
 }
