@@ -10,6 +10,7 @@
 //! under CI (`CI` set; `.ci/run` installs the peers) and otherwise print a notice and
 //! pass without running.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
@@ -29,7 +30,77 @@ pub const SERVER_SCENARIOS: &[&str] = &[
     "ping",
     "tools-list",
     "dns-rebinding-protection",
+    "server-sse-multiple-streams",
 ];
+
+/// The scenarios that apply to any server advertising a capability (a member of
+/// `initialize`'s `capabilities`), whatever its resources, prompts or log messages are:
+/// `logging-set-level` only sets a level, the list scenarios only check each item's
+/// required fields. The other resources/prompts scenarios read or get fixed names of the
+/// suite's "everything" server (`test://static-text`, `test_simple_prompt`, ...) and are in
+/// `baseline.txt`.
+pub const CAPABILITY_SCENARIOS: &[(&str, &str)] = &[
+    ("logging", "logging-set-level"),
+    ("resources", "resources-list"),
+    ("prompts", "prompts-list"),
+];
+
+/// The scenarios a server with these `capabilities` (from `initialize`) must pass:
+/// [`SERVER_SCENARIOS`], then those of [`CAPABILITY_SCENARIOS`] it advertises.
+pub fn scenarios_for(capabilities: &Value) -> Vec<&'static str> {
+    let advertised = CAPABILITY_SCENARIOS
+        .iter()
+        .filter(|(capability, _)| capabilities.get(capability).is_some_and(|c| !c.is_null()))
+        .map(|(_, scenario)| *scenario);
+    SERVER_SCENARIOS.iter().copied().chain(advertised).collect()
+}
+
+/// One line of `baseline.txt`: a scenario not run against the bundled extensions, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BaselineEntry {
+    /// The scenario's exact name.
+    pub scenario: String,
+    /// Why it is not run.
+    pub reason: String,
+}
+
+/// `baseline.txt`: one `scenario reason...` per line, `#` comments and blank lines
+/// skipped. A line without a reason, a name that is not a plain scenario name (no
+/// patterns) and a name given twice are errors.
+pub fn baseline() -> Result<Vec<BaselineEntry>, String> {
+    let path = repo_root().join("conformance/peers/baseline.txt");
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    parse_baseline(&text)
+}
+
+fn parse_baseline(text: &str) -> Result<Vec<BaselineEntry>, String> {
+    let mut entries: Vec<BaselineEntry> = Vec::new();
+    for (number, line) in text.lines().enumerate().map(|(i, l)| (i + 1, l.trim())) {
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let (scenario, reason) = line
+            .split_once(char::is_whitespace)
+            .map(|(s, r)| (s, r.trim()))
+            .unwrap_or((line, ""));
+        if reason.is_empty() {
+            return Err(format!("baseline.txt:{number}: `{scenario}` has no reason"));
+        }
+        if !scenario.chars().all(|c| c.is_ascii_alphanumeric() || c == '-') {
+            return Err(format!(
+                "baseline.txt:{number}: `{scenario}` is not a scenario name (one per line, no patterns)"
+            ));
+        }
+        if entries.iter().any(|e| e.scenario == scenario) {
+            return Err(format!("baseline.txt:{number}: `{scenario}` is listed twice"));
+        }
+        entries.push(BaselineEntry {
+            scenario: scenario.to_owned(),
+            reason: reason.to_owned(),
+        });
+    }
+    Ok(entries)
+}
 
 /// An installation of the peers.
 #[derive(Debug, Clone)]
@@ -194,6 +265,48 @@ impl Peers {
         Ok(checks)
     }
 
+    /// Every server scenario the suite has (`conformance list --server`), in its order.
+    pub async fn mcp_scenario_names(&self) -> Result<Vec<String>, String> {
+        let listed = self
+            .run(&self.bin("conformance"), &["list".into(), "--server".into()])
+            .await;
+        let names: Vec<String> = listed
+            .stdout
+            .lines()
+            .filter_map(|l| l.trim().strip_prefix("- "))
+            .filter_map(|l| l.split_whitespace().next())
+            .map(str::to_owned)
+            .collect();
+        if listed.code != Some(0) || names.is_empty() {
+            return Err(listed.describe());
+        }
+        Ok(names)
+    }
+
+    /// The suite's every server scenario (`--suite all`, one run) against `url`: each
+    /// scenario's checks, by scenario name. Pass or fail is for the caller to judge.
+    pub async fn mcp_suite(&self, url: &str) -> Result<BTreeMap<String, Vec<Value>>, String> {
+        let out = tempdir("conformance-suite");
+        let args = [
+            "server",
+            "--url",
+            url,
+            "--suite",
+            "all",
+            "-o",
+            &out.display().to_string(),
+        ]
+        .map(String::from);
+        let run = self.run(&self.bin("conformance"), &args).await;
+        let results = read_suite(&out);
+        let _ = std::fs::remove_dir_all(&out);
+        match results {
+            Ok(results) if !results.is_empty() => Ok(results),
+            Ok(_) => Err(format!("no results\n{}", run.describe())),
+            Err(e) => Err(format!("{e}\n{}", run.describe())),
+        }
+    }
+
     /// The MCP Inspector CLI against `url` with `args` (`--method tools/list`, ...).
     pub async fn inspector(&self, url: &str, args: &[&str]) -> Run {
         let mut all = vec![url.to_owned(), "--transport".to_owned(), "http".to_owned()];
@@ -205,6 +318,18 @@ impl Peers {
     pub async fn inspector_json(&self, url: &str, args: &[&str]) -> Result<Value, String> {
         let output = self.inspector(url, args).await.clean()?;
         serde_json::from_str(&output).map_err(|e| format!("inspector {args:?} output: {e}: {output}"))
+    }
+
+    /// The `capabilities` the server at `url` advertises, as the Inspector CLI's
+    /// `initialize` reports them.
+    pub async fn capabilities(&self, url: &str) -> Result<Value, String> {
+        let init = self.inspector_json(url, &["--method", "initialize"]).await?;
+        match init.get("capabilities") {
+            Some(capabilities @ Value::Object(_)) => Ok(capabilities.clone()),
+            _ => Err(format!(
+                "no capabilities in the Inspector's initialize output: {init}"
+            )),
+        }
     }
 
     /// Lists the tools at `url` with the Inspector CLI and calls every read-only one with
@@ -358,12 +483,20 @@ impl Peers {
 }
 
 impl Peers {
-    /// Every peer against one MCP endpoint: the suite's applicable scenarios, the
-    /// Inspector CLI and each Python client mode listing and calling the read-only tools.
-    /// Returns every failure, or the tools the Inspector called.
+    /// Every peer against one MCP endpoint: the suite's scenarios that apply to what it
+    /// advertises ([`scenarios_for`]), the Inspector CLI and each Python client mode listing
+    /// and calling the read-only tools. Returns every failure, or the tools the Inspector
+    /// called.
     pub async fn check_mcp_endpoint(&self, url: &str) -> Result<Vec<String>, String> {
         let mut failures = Vec::new();
-        for scenario in SERVER_SCENARIOS {
+        let scenarios = match self.capabilities(url).await {
+            Ok(capabilities) => scenarios_for(&capabilities),
+            Err(error) => {
+                failures.push(error);
+                SERVER_SCENARIOS.to_vec()
+            }
+        };
+        for scenario in scenarios {
             if let Err(error) = self.mcp_scenario(url, scenario).await {
                 failures.push(error);
             }
@@ -536,6 +669,34 @@ fn tempdir(label: &str) -> PathBuf {
     dir
 }
 
+/// The suite run's results: `OUT/server-<scenario>-<time>/checks.json` for each scenario,
+/// `<time>` being an ISO time with `:` and `.` made `-` (`2026-12-01T09-00-23-577Z`).
+fn read_suite(out: &Path) -> Result<BTreeMap<String, Vec<Value>>, String> {
+    const TIME: usize = "-2026-12-01T09-00-23-577Z".len();
+    let mut results = BTreeMap::new();
+    let entries = std::fs::read_dir(out).map_err(|e| format!("no results in {}: {e}", out.display()))?;
+    for dir in entries.filter_map(Result::ok).map(|e| e.path()) {
+        let folder = dir.file_name().unwrap_or_default().to_string_lossy().into_owned();
+        let scenario = folder
+            .strip_prefix("server-")
+            .and_then(|rest| rest.get(..rest.len().checked_sub(TIME)?))
+            .ok_or_else(|| format!("unexpected result folder {}", dir.display()))?;
+        let file = dir.join("checks.json");
+        let text = std::fs::read_to_string(&file).map_err(|e| format!("{}: {e}", file.display()))?;
+        let checks = serde_json::from_str(&text).map_err(|e| format!("{}: {e}", file.display()))?;
+        results.insert(scenario.to_owned(), checks);
+    }
+    Ok(results)
+}
+
+/// Whether every check passed: `SUCCESS` or `INFO`, at least one (a `WARNING` does not pass).
+pub fn checks_pass(checks: &[Value]) -> bool {
+    !checks.is_empty()
+        && checks
+            .iter()
+            .all(|c| matches!(c["status"].as_str(), Some("SUCCESS" | "INFO")))
+}
+
 /// `OUT/server-<scenario>-<time>/checks.json`, the suite's result file.
 fn read_checks(out: &Path) -> Result<Vec<Value>, String> {
     let entries = std::fs::read_dir(out).map_err(|e| format!("no results in {}: {e}", out.display()))?;
@@ -570,6 +731,43 @@ mod tests {
             Value::Object(arguments_for(&schema)),
             json!({"text": "x", "times": 1, "numbers": [1], "case": "upper", "nested": {"on": true}})
         );
+    }
+
+    #[test]
+    fn baseline_lines_are_one_scenario_and_a_reason() {
+        let parsed = parse_baseline("# comment\n\nping   answers pings\ntools-list lists  tools\n").unwrap();
+        assert_eq!(
+            parsed,
+            [
+                BaselineEntry {
+                    scenario: "ping".into(),
+                    reason: "answers pings".into()
+                },
+                BaselineEntry {
+                    scenario: "tools-list".into(),
+                    reason: "lists  tools".into()
+                }
+            ]
+        );
+        assert!(parse_baseline("ping\n").unwrap_err().contains("no reason"));
+        assert!(
+            parse_baseline("resources-* all of them\n")
+                .unwrap_err()
+                .contains("no patterns")
+        );
+        assert!(parse_baseline("ping a\nping b\n").unwrap_err().contains("twice"));
+    }
+
+    #[test]
+    fn scenarios_follow_the_advertised_capabilities() {
+        let all = scenarios_for(&json!({"tools": {}, "logging": {}, "resources": {}, "prompts": {}}));
+        assert_eq!(&all[..SERVER_SCENARIOS.len()], SERVER_SCENARIOS);
+        assert_eq!(
+            &all[SERVER_SCENARIOS.len()..],
+            ["logging-set-level", "resources-list", "prompts-list"]
+        );
+        let tools_only = scenarios_for(&json!({"tools": {}}));
+        assert_eq!(tools_only, SERVER_SCENARIOS);
     }
 
     #[test]

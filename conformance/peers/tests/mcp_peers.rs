@@ -1,13 +1,17 @@
 //! Every co-hosted MCP server of the bundled extensions, checked by peers nobody here
-//! wrote: the official MCP conformance suite (the scenarios of `SERVER_SCENARIOS`; the
-//! rest are in `baseline.txt`), the MCP Inspector CLI and the official Python SDK
+//! wrote: the official MCP conformance suite (`SERVER_SCENARIOS`, and the
+//! `CAPABILITY_SCENARIOS` of what each server advertises; the rest are in `baseline.txt`,
+//! which must stay exact), the MCP Inspector CLI and the official Python SDK
 //! clients 1.x and 2.x (legacy, auto and 2026-07-28 modes), each listing and calling
 //! every read-only tool with no warning. The template's output gets the same in
-//! `templates/tests/render.rs`.
+//! `templates/tests/render.rs`; resources, prompts, progress, logging and cancellation
+//! are in `resources_prompts.rs` and `progress_logging.rs`.
 
 mod common;
 
-use aep_peers::{Peers, PythonSdk, SERVER_SCENARIOS};
+use std::collections::BTreeSet;
+
+use aep_peers::{CAPABILITY_SCENARIOS, Peers, PythonSdk, SERVER_SCENARIOS, checks_pass, scenarios_for};
 use aep_sdk::server::AepExtension;
 use common::{TwoServers, serve};
 
@@ -35,14 +39,88 @@ async fn endpoints() -> Vec<(String, Vec<&'static str>)> {
 async fn official_mcp_conformance_suite_passes_every_applicable_scenario() {
     let Some(peers) = Peers::require() else { return };
     let mut failures = Vec::new();
+    let mut ran = Vec::new();
     for (url, _) in endpoints().await {
-        for scenario in SERVER_SCENARIOS {
+        let capabilities = peers.capabilities(&url).await.unwrap_or_else(|e| panic!("{e}"));
+        let scenarios = scenarios_for(&capabilities);
+        for scenario in &scenarios {
             if let Err(error) = peers.mcp_scenario(&url, scenario).await {
                 failures.push(error);
             }
         }
+        ran.push((url, scenarios));
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    // What each server advertises decides: utilities has everything, the two servers of
+    // TwoServers only tools (and logging, which every SDK server advertises).
+    let extra = |i: usize| ran[i].1[SERVER_SCENARIOS.len()..].to_vec();
+    assert_eq!(
+        extra(0),
+        ["logging-set-level", "resources-list", "prompts-list"],
+        "{}",
+        ran[0].0
+    );
+    assert_eq!(extra(1), ["logging-set-level"], "{}", ran[1].0);
+    assert_eq!(extra(2), ["logging-set-level"], "{}", ran[2].0);
+}
+
+/// `baseline.txt` names exactly the suite's server scenarios that are not run, each once;
+/// a stale line fails: a name the suite does not list, one that is also run, or one that
+/// passes against utilities (the server with every capability): the whole suite runs
+/// against it once, as `--expected-failures` would, and a passing scenario must be run.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_baseline_names_exactly_the_scenarios_not_run_and_none_of_them_passes() {
+    let Some(peers) = Peers::require() else { return };
+    let baseline = aep_peers::baseline().unwrap_or_else(|e| panic!("{e}"));
+    let listed = peers.mcp_scenario_names().await.unwrap_or_else(|e| panic!("{e}"));
+    let run: BTreeSet<&str> = SERVER_SCENARIOS
+        .iter()
+        .copied()
+        .chain(CAPABILITY_SCENARIOS.iter().map(|(_, s)| *s))
+        .collect();
+    let mut problems = Vec::new();
+    for entry in &baseline {
+        if !listed.contains(&entry.scenario) {
+            problems.push(format!("stale: `{}` is no scenario of the suite", entry.scenario));
+        }
+        if run.contains(entry.scenario.as_str()) {
+            problems.push(format!("stale: `{}` is run, yet in the baseline", entry.scenario));
+        }
+    }
+    for scenario in &run {
+        if !listed.iter().any(|l| l == scenario) {
+            problems.push(format!("`{scenario}` is run but the suite has no such scenario"));
+        }
+    }
+    for scenario in &listed {
+        if !run.contains(scenario.as_str()) && !baseline.iter().any(|e| &e.scenario == scenario) {
+            problems.push(format!(
+                "`{scenario}` is neither run nor in baseline.txt (with why)"
+            ));
+        }
+    }
+    let utilities = serve(aep_utilities::Utilities.into_extension().unwrap()).await;
+    let results = peers
+        .mcp_suite(&format!("{utilities}/mcp"))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    for scenario in &listed {
+        if !results.contains_key(scenario) {
+            problems.push(format!("the suite run has no result for `{scenario}`"));
+        }
+    }
+    for entry in &baseline {
+        if results
+            .get(&entry.scenario)
+            .is_some_and(|checks| checks_pass(checks))
+        {
+            problems.push(format!(
+                "stale: `{}` passes against utilities now; run it instead ({})",
+                entry.scenario, entry.reason
+            ));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
