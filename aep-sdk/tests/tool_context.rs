@@ -11,6 +11,7 @@ use aep_sdk::prelude::*;
 use aep_sdk::testing::{eventually, spawn};
 use aep_sdk::tool::LogLevel;
 use rmcp::model::{CallToolRequestParams, ClientConfig, ProgressNotificationParam};
+use rmcp::service::{ClientLifecycleMode, ClientServiceExt};
 use rmcp::service::{NotificationContext, RoleClient};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::{ClientHandler, ServiceExt};
@@ -363,4 +364,50 @@ async fn a_client_that_goes_away_mid_call_trips_the_tools_token() {
         .await
         .expect("the tool's token trips within 3 s");
     eprintln!("the token tripped {:?} after the DELETE", started.elapsed());
+}
+
+#[tokio::test]
+#[allow(deprecated)]
+async fn a_request_may_ask_for_its_own_log_level_and_a_2026_request_that_does_not_gets_none() {
+    let server = spawn(Work::default().into_extension().unwrap().router()).await;
+    let collect = Collect::default();
+    let transport = StreamableHttpClientTransport::from_uri(format!("{}/mcp", server.base_url));
+    let client = collect.clone().serve(transport).await.unwrap();
+    let call = |meta: Value| {
+        let mut params = CallToolRequestParams::new("chatty");
+        params.meta = Some(serde_json::from_value(meta).unwrap());
+        client.call_tool(params)
+    };
+    // The session is at `info`; this request asks for `debug`: all four arrive.
+    call(json!({"io.modelcontextprotocol/logLevel": "debug"}))
+        .await
+        .unwrap();
+    eventually("four log messages", || collect.logs.lock().unwrap().len() == 4).await;
+    client.cancel().await.unwrap();
+    // A client of the 2026-07-28 revision (no session, no `logging/setLevel`): a request
+    // without a level of its own gets no log messages, one asking for `error` gets one.
+    let modern = Collect::default();
+    let transport = StreamableHttpClientTransport::from_uri(format!("{}/mcp", server.base_url));
+    let lifecycle = ClientLifecycleMode::Discover {
+        preferred_versions: vec![rmcp::model::ProtocolVersion::V_2026_07_28],
+    };
+    let client = modern
+        .clone()
+        .serve_with_lifecycle(transport, lifecycle)
+        .await
+        .unwrap();
+    let call = |meta: Value| {
+        let mut params = CallToolRequestParams::new("chatty");
+        params.meta = Some(serde_json::from_value(meta).unwrap());
+        client.call_tool(params)
+    };
+    call(json!({})).await.unwrap();
+    call(json!({"io.modelcontextprotocol/logLevel": "error"}))
+        .await
+        .unwrap();
+    let collect = modern;
+    eventually("one log message", || !collect.logs.lock().unwrap().is_empty()).await;
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert_eq!(*collect.logs.lock().unwrap(), [json!("error")]);
+    client.cancel().await.unwrap();
 }

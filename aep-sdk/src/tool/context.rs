@@ -68,6 +68,11 @@ impl LogLevel {
     }
 }
 
+/// The `_meta` key of a request's own log level (SEP-2575).
+const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
+/// The `_meta` key only requests of the 2026-07-28 revision carry (SEP-2575).
+const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+
 /// The level an MCP session asked for with `logging/setLevel`.
 pub(crate) type SessionLevel = Arc<Mutex<LogLevel>>;
 
@@ -216,15 +221,27 @@ impl ToolContext {
         peer.notify_progress(param).await.is_ok()
     }
 
-    /// Sends `notifications/message` at `level` when the session's level (set by the
-    /// client with `logging/setLevel`; `info` until then) lets it through. Returns
-    /// whether it was sent.
+    /// Sends `notifications/message` at `level` when the level asked for lets it through:
+    /// the request's own `_meta` `io.modelcontextprotocol/logLevel` if it has one (SEP-2575;
+    /// a 2026-07-28 request without it gets no log messages), else the session's (set
+    /// with `logging/setLevel`; `info` until then). Returns whether it was sent.
     #[allow(deprecated)] // see LogLevel
     pub async fn log(&self, level: LogLevel, data: impl Into<serde_json::Value>) -> bool {
         let (Some(peer), Some(session)) = (&self.peer, &self.level) else {
             return false;
         };
-        let wanted = *session.lock().unwrap_or_else(|e| e.into_inner());
+        // SEP-2575 (2026-07-28): a request asks for log messages in its own `_meta`;
+        // a request of that revision that does not ask gets none.
+        let meta = self.meta.as_ref();
+        let requested = meta
+            .and_then(|m| m.get(META_LOG_LEVEL))
+            .and_then(|v| serde_json::from_value::<rmcp::model::LoggingLevel>(v.clone()).ok())
+            .map(LogLevel::from_rmcp);
+        let wanted = match requested {
+            Some(requested) => requested,
+            None if meta.is_some_and(|m| m.contains_key(META_PROTOCOL_VERSION)) => return false,
+            None => *session.lock().unwrap_or_else(|e| e.into_inner()),
+        };
         if level < wanted {
             return false;
         }
