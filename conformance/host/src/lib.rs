@@ -6,8 +6,8 @@
 //!   protocol negotiation, manifest validation and the identity check;
 //! - [`catalog`]: Tool resources resolved through AEP to MCP into provider-neutral
 //!   [`catalog::AgentTool`]s, with the spec's explicit failure codes;
-//! - [`mcp`]: one rmcp client per MCP server, reused, with a cached `tools/list`, and
-//!   the server's resources and prompts;
+//! - [`mcp`]: one rmcp client per MCP server, reused, with a cached `tools/list`, the
+//!   server's resources and prompts, and an optional policy answering its elicitations;
 //! - [`invoke`]: argument checks against the MCP input schema, results as MCP content;
 //! - [`models`]: model-provider references and chat through the canonical client;
 //! - [`agent`]: the chat-with-tools loop;

@@ -12,8 +12,12 @@
 //!   `resources/read`, `prompts/list`, `prompts/get`) go through the same client; a
 //!   server whose `initialize` result does not advertise the capability is refused with
 //!   `mcp_capability_missing` before anything is sent. They are not cached.
+//! - A server's `elicitation/create` during a call is answered by the pool's
+//!   [`ElicitationPolicy`] when one is set ([`PoolOptions::elicitation`]); the
+//!   `elicitation` capability is declared only then.
 //! - Every wait is bounded ([`PoolOptions`]).
 
+mod elicitation;
 mod failure;
 mod listener;
 mod slot;
@@ -29,6 +33,7 @@ use rmcp::model::{
 };
 use url::Url;
 
+pub use elicitation::{ElicitationPolicy, schema_defaults};
 pub(crate) use failure::Failure;
 use slot::Slot;
 pub use surface::Capability;
@@ -57,6 +62,9 @@ pub struct PoolOptions {
     pub request_timeout: Duration,
     /// Bound on one `tools/call` (default 120 s).
     pub call_timeout: Duration,
+    /// How servers' `elicitation/create` requests are answered (default: none, the
+    /// capability is not declared and any request is declined).
+    pub elicitation: Option<ElicitationPolicy>,
 }
 
 impl Default for PoolOptions {
@@ -66,6 +74,7 @@ impl Default for PoolOptions {
             connect_timeout: Duration::from_secs(10),
             request_timeout: Duration::from_secs(30),
             call_timeout: Duration::from_secs(120),
+            elicitation: None,
         }
     }
 }
@@ -81,6 +90,8 @@ pub struct PoolStats {
     pub calls: u64,
     /// `notifications/tools/list_changed` received.
     pub list_changed: u64,
+    /// `elicitation/create` requests answered by the pool's [`ElicitationPolicy`].
+    pub elicitations: u64,
 }
 
 /// One client per MCP server URL, shared by every tool of that server. Cheap to clone.

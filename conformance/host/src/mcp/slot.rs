@@ -63,6 +63,7 @@ impl Slot {
             tool_lists: self.tool_lists.load(Ordering::SeqCst),
             calls: self.calls.load(Ordering::SeqCst),
             list_changed: self.signals.list_changed.load(Ordering::SeqCst),
+            elicitations: self.signals.elicitations.load(Ordering::SeqCst),
         }
     }
 
@@ -104,7 +105,7 @@ impl Slot {
                 },
             ),
         };
-        let listener = Listener::new(self.signals.clone(), protocol);
+        let listener = Listener::new(self.signals.clone(), protocol, self.options.elicitation);
         match timeout(
             self.options.connect_timeout,
             listener.serve_with_lifecycle(transport, lifecycle),
