@@ -1,0 +1,1060 @@
+// AEP Inspector page. Plain JavaScript, no build step, no dependency: it calls the
+// Inspector's own /api, which talks to extensions server-side. Every wait is bounded
+// (AbortSignal.timeout) and every long one has a cancel button.
+'use strict';
+
+const TIMEOUT = { connect: 45000, short: 20000, chat: 130000, tool: 75000 };
+const RECENT_KEY = 'aep-inspector.recent';
+const RECENT_MAX = 8;
+
+// ---- small DOM helpers --------------------------------------------------------------
+function h(tag, attrs, ...children) {
+  const el = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs || {})) {
+    if (value === null || value === undefined || value === false) continue;
+    if (key === 'class') el.className = value;
+    else if (key === 'text') el.textContent = value;
+    else if (key.startsWith('on')) el.addEventListener(key.slice(2), value);
+    else if (value === true) el.setAttribute(key, '');
+    else el.setAttribute(key, String(value));
+  }
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    el.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return el;
+}
+
+function field(id, label, control, hint) {
+  control.id = id;
+  const parts = [h('label', { for: id }, label), control];
+  if (hint) {
+    const hintId = `${id}-hint`;
+    control.setAttribute('aria-describedby', hintId);
+    parts.push(h('small', { id: hintId, class: 'hint' }, hint));
+  }
+  return h('div', { class: 'field' }, parts);
+}
+
+function pretty(value) {
+  return JSON.stringify(value, null, 2);
+}
+
+function table(caption, headers, rows) {
+  if (!rows.length) return h('p', { class: 'empty' }, `${caption}: none`);
+  return h('table', {},
+    h('caption', {}, caption),
+    h('thead', {}, h('tr', {}, headers.map((x) => h('th', { scope: 'col' }, x)))),
+    h('tbody', {}, rows.map((row) => h('tr', {}, row.map((cell) => h('td', {}, cell))))));
+}
+
+function errorBox(error) {
+  const box = h('div', { class: 'error-box', role: 'alert' },
+    h('strong', {}, error.code ? `${error.code}: ` : 'Error: '), error.message || String(error));
+  if (error.details && error.details.length) {
+    box.append(h('ul', {}, error.details.map((d) => h('li', {}, h('code', {}, d)))));
+  }
+  return box;
+}
+
+function showError(container, error) {
+  container.replaceChildren(errorBox(error));
+  container.hidden = false;
+}
+
+// ---- talking to the Inspector ------------------------------------------------------
+class ApiError extends Error {
+  constructor(body, status) {
+    super(body.message || 'request failed');
+    this.code = body.code;
+    this.details = body.details;
+    this.status = status;
+  }
+}
+
+function describeFailure(e, what, ms) {
+  if (e instanceof ApiError) return e;
+  if (e && e.name === 'TimeoutError') {
+    return new ApiError({ code: 'timed_out', message: `${what}: no answer from the Inspector within ${ms / 1000} s` });
+  }
+  if (e && e.name === 'AbortError') return new ApiError({ code: 'cancelled', message: `${what}: cancelled` });
+  return new ApiError({ code: 'inspector_unreachable', message: `${what}: the Inspector did not answer (${e && e.message}); is it still running?` });
+}
+
+function signalFor(ms, cancel) {
+  const timeout = AbortSignal.timeout(ms);
+  return cancel ? AbortSignal.any([timeout, cancel]) : timeout;
+}
+
+async function readError(response) {
+  const text = await response.text();
+  try {
+    const body = JSON.parse(text);
+    if (body && body.error) return new ApiError(body.error, response.status);
+  } catch { /* not JSON */ }
+  return new ApiError({ code: `http_${response.status}`, message: `the Inspector answered HTTP ${response.status}: ${text.slice(0, 200)}` }, response.status);
+}
+
+async function api(method, path, body, { ms = TIMEOUT.short, cancel = null, what = path } = {}) {
+  const init = { method, signal: signalFor(ms, cancel), headers: {} };
+  if (body !== undefined) {
+    init.headers['content-type'] = 'application/json';
+    init.body = JSON.stringify(body);
+  }
+  let response;
+  try {
+    response = await fetch(path, init);
+    if (!response.ok) throw await readError(response);
+    if (response.status === 204) return null;
+    return await response.json();
+  } catch (e) {
+    throw describeFailure(e, what, ms);
+  }
+}
+
+// Reads an event stream answered by the Inspector: calls onEvent(name, data) per event.
+// `idleMs`: give up when the Inspector sends nothing for that long.
+async function events(path, body, { cancel, idleMs, onEvent, what }) {
+  const local = new AbortController();
+  const signal = AbortSignal.any([local.signal, cancel]);
+  let idleTimer = null;
+  let idled = false;
+  const arm = () => {
+    clearTimeout(idleTimer);
+    idleTimer = setTimeout(() => { idled = true; local.abort(); }, idleMs);
+  };
+  arm();
+  try {
+    const response = await fetch(path, {
+      method: 'POST', signal, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body),
+    });
+    if (!response.ok) throw await readError(response);
+    const type = response.headers.get('content-type') || '';
+    if (!type.startsWith('text/event-stream')) throw new ApiError({ code: 'invalid_response', message: `expected an event stream, got ${type}` });
+    const reader = response.body.getReader();
+    const decoder = new TextDecoder();
+    let buffer = '';
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      arm();
+      buffer += decoder.decode(value, { stream: true });
+      let cut;
+      while ((cut = buffer.indexOf('\n\n')) >= 0) {
+        const raw = buffer.slice(0, cut);
+        buffer = buffer.slice(cut + 2);
+        let name = 'message';
+        const data = [];
+        for (const line of raw.split('\n')) {
+          if (line.startsWith('event:')) name = line.slice(6).trim();
+          else if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''));
+        }
+        if (data.length) onEvent(name, JSON.parse(data.join('\n')));
+      }
+    }
+  } catch (e) {
+    if (idled) throw new ApiError({ code: 'timed_out', message: `${what}: the Inspector sent nothing for ${idleMs / 1000} s` });
+    throw describeFailure(e, what, idleMs);
+  } finally {
+    clearTimeout(idleTimer);
+  }
+}
+
+// ---- recent extensions (URLs only, never tokens) --------------------------------------
+function recentUrls() {
+  try {
+    const list = JSON.parse(localStorage.getItem(RECENT_KEY) || '[]');
+    return Array.isArray(list) ? list.filter((u) => typeof u === 'string') : [];
+  } catch {
+    return [];
+  }
+}
+
+function remember(url) {
+  const list = [url, ...recentUrls().filter((u) => u !== url)].slice(0, RECENT_MAX);
+  try { localStorage.setItem(RECENT_KEY, JSON.stringify(list)); } catch { /* storage off */ }
+  renderRecent();
+}
+
+function renderRecent() {
+  const list = recentUrls();
+  document.getElementById('recent-urls').replaceChildren(...list.map((u) => h('option', { value: u })));
+  document.getElementById('recent').replaceChildren(...list.map((u) => h('li', {},
+    h('button', { type: 'button', class: 'link', onclick: () => connect({ url: u }) }, `Connect to ${u}`))));
+  document.getElementById('recent-nav').hidden = list.length === 0;
+}
+
+// ---- connecting -----------------------------------------------------------------------
+const workspaces = new Map(); // connection id -> Workspace
+
+function sameUrl(a, b) {
+  try { return new URL(a).href === new URL(b).href; } catch { return a === b; }
+}
+
+let connectCancel = null;
+
+async function connect({ url, token = '', revision = '2026-08-01' }) {
+  const status = document.getElementById('connect-status');
+  const errorArea = document.getElementById('connect-error');
+  const cancelButton = document.getElementById('connect-cancel');
+  errorArea.hidden = true;
+  errorArea.replaceChildren();
+  status.textContent = `Connecting to ${url}…`;
+  connectCancel = new AbortController();
+  cancelButton.hidden = false;
+  try {
+    const summary = await api('POST', '/api/connections', { url, token, revision },
+      { ms: TIMEOUT.connect, cancel: connectCancel.signal, what: `connect to ${url}` });
+    remember(summary.url);
+    status.textContent = `Connected to ${summary.extension.name} ${summary.extension.version} at ${summary.url}`;
+    const workspace = new Workspace(summary);
+    workspaces.set(summary.id, workspace);
+    workspace.focus();
+    return summary;
+  } catch (e) {
+    status.textContent = `Could not connect to ${url}`;
+    showError(errorArea, e);
+    return null;
+  } finally {
+    cancelButton.hidden = true;
+    connectCancel = null;
+  }
+}
+
+// ---- one connected extension ------------------------------------------------------------
+const TABS = [
+  ['overview', 'Overview'],
+  ['playground', 'Playground'],
+  ['tools', 'Tools'],
+  ['conformance', 'Conformance'],
+];
+
+class Workspace {
+  constructor(summary) {
+    this.summary = summary;
+    this.id = summary.id;
+    this.base = `/api/connections/${summary.id}`;
+    const ext = summary.extension;
+    this.tabs = {};
+    this.panels = {};
+    const tablist = h('div', { role: 'tablist', 'aria-label': `${ext.name} screens`, onkeydown: (e) => this.keyTabs(e) });
+    for (const [key, title] of TABS) {
+      const tabId = `${this.id}-tab-${key}`;
+      const panelId = `${this.id}-panel-${key}`;
+      this.tabs[key] = h('button', {
+        type: 'button', role: 'tab', id: tabId, 'aria-controls': panelId, 'aria-selected': 'false', tabindex: '-1',
+        onclick: () => this.select(key),
+      }, title);
+      this.panels[key] = h('div', { role: 'tabpanel', id: panelId, 'aria-labelledby': tabId, hidden: true, tabindex: '0' });
+      tablist.append(this.tabs[key]);
+    }
+    const share = `${location.origin}/?url=${encodeURIComponent(summary.url)}`;
+    this.root = h('section', { class: 'workspace', role: 'region', 'aria-label': `${ext.name} at ${summary.url}` },
+      h('header', { class: 'workspace-head' },
+        h('h2', {}, `${ext.name} `, h('span', { class: 'version' }, ext.version)),
+        h('p', { class: 'meta' },
+          h('code', {}, summary.url), ` · revision ${summary.revision}`,
+          summary.authenticated ? ' · bearer token held by the Inspector' : '',
+          ' · ', h('a', { href: share }, 'Link to open it connected')),
+        h('button', { type: 'button', class: 'close', onclick: () => this.close() }, `Disconnect ${ext.name}`)),
+      tablist,
+      Object.values(this.panels));
+    document.getElementById('workspaces').append(this.root);
+    this.loaded = {};
+    this.select('overview');
+  }
+
+  focus() {
+    this.tabs.overview.focus();
+  }
+
+  keyTabs(e) {
+    const keys = TABS.map(([k]) => k);
+    const current = keys.indexOf(this.current);
+    let next = null;
+    if (e.key === 'ArrowRight') next = keys[(current + 1) % keys.length];
+    else if (e.key === 'ArrowLeft') next = keys[(current + keys.length - 1) % keys.length];
+    else if (e.key === 'Home') next = keys[0];
+    else if (e.key === 'End') next = keys[keys.length - 1];
+    if (next) {
+      e.preventDefault();
+      this.select(next);
+      this.tabs[next].focus();
+    }
+  }
+
+  select(key) {
+    this.current = key;
+    for (const [k] of TABS) {
+      const on = k === key;
+      this.tabs[k].setAttribute('aria-selected', String(on));
+      this.tabs[k].tabIndex = on ? 0 : -1;
+      this.panels[k].hidden = !on;
+    }
+    if (!this.loaded[key]) {
+      this.loaded[key] = true;
+      const screen = { overview: Overview, playground: Playground, tools: Tools, conformance: Conformance }[key];
+      this[key] = new screen(this, this.panels[key]);
+    }
+  }
+
+  async close() {
+    try {
+      await api('DELETE', this.base, undefined, { what: 'disconnect' });
+    } catch (e) {
+      if (e.code !== 'connection_not_found') {
+        showError(document.getElementById('connect-error'), e);
+        return;
+      }
+    }
+    this.playground?.cancel();
+    this.conformance?.cancel();
+    workspaces.delete(this.id);
+    this.root.remove();
+    document.getElementById('connect-status').textContent = `Disconnected from ${this.summary.url}`;
+    document.getElementById('connect-url').focus();
+  }
+}
+
+// ---- Overview ------------------------------------------------------------------------
+class Overview {
+  constructor(ws, panel) {
+    this.ws = ws;
+    this.panel = panel;
+    this.body = h('div', { class: 'overview' }, h('p', { role: 'status' }, 'Loading the overview…'));
+    this.healthArea = h('div', { class: 'health', 'aria-live': 'polite' });
+    this.rawArea = h('div', { class: 'raw' });
+    panel.append(
+      this.body,
+      h('section', { 'aria-label': 'Health' },
+        h('h3', {}, 'Health'),
+        h('button', { type: 'button', onclick: () => this.health() }, 'Refresh health'),
+        this.healthArea),
+      h('section', { 'aria-label': 'Raw manifests' },
+        h('h3', {}, 'Raw manifests'),
+        h('button', { type: 'button', onclick: () => this.raw() }, 'Reload raw manifests'),
+        this.rawArea));
+    this.load();
+    this.health();
+    this.raw();
+  }
+
+  async load() {
+    try {
+      const data = await api('GET', `${this.ws.base}/overview`, undefined, { what: 'overview' });
+      this.render(data);
+    } catch (e) {
+      this.body.replaceChildren(errorBox(e));
+    }
+  }
+
+  render({ manifest, configuration, configurationError }) {
+    const ext = manifest.extension;
+    const caps = Object.entries(manifest.capabilities || {});
+    const providers = manifest.contributions.modelProviders || [];
+    const tools = manifest.contributions.tools || [];
+    const servers = (manifest.mcp && manifest.mcp.servers) || [];
+    const flags = (c) => Object.entries(c || {}).filter(([, v]) => v === true).map(([k]) => k).join(', ') || 'none';
+    const parts = [
+      h('section', { 'aria-label': 'Identity' },
+        h('h3', {}, 'Identity'),
+        h('dl', { class: 'pairs' },
+          h('dt', {}, 'Id'), h('dd', {}, h('code', {}, ext.id)),
+          h('dt', {}, 'Name'), h('dd', {}, ext.name),
+          h('dt', {}, 'Version'), h('dd', {}, ext.version),
+          h('dt', {}, 'Description'), h('dd', {}, ext.description || '—'),
+          h('dt', {}, 'Protocol version'), h('dd', {}, manifest.protocolVersion))),
+      table('Capabilities', ['Capability', 'Version', 'Endpoint'],
+        caps.map(([name, c]) => [h('code', {}, name), c.version || '', c.endpoint || '—'])),
+      table('Model providers', ['Id', 'Display name', 'Capabilities', 'Models'],
+        providers.map((p) => [h('code', {}, p.id), p.displayName, flags(p.capabilities), (p.models || []).map((m) => m.id).join(', ') || '—'])),
+      table('Tool contributions', ['Id', 'Display name', 'MCP server', 'MCP tool'],
+        tools.map((t) => [h('code', {}, t.id), t.displayName, t.mcp.server, h('code', {}, t.mcp.tool)])),
+      table('MCP servers', ['Id', 'Endpoint'], servers.map((s) => [h('code', {}, s.id), s.endpoint])),
+    ];
+    if (configurationError) parts.push(h('h3', {}, 'Option sets'), errorBox(configurationError));
+    else if (configuration) {
+      const sets = configuration.optionSets || [];
+      parts.push(table('Option sets', ['Id', 'Contribution', 'Preferred', 'Versions (digest)', 'Migrations'],
+        sets.map((s) => [
+          h('code', {}, s.id), `${s.contributionKind} ${s.contributionId}`, s.preferredVersion,
+          h('ul', { class: 'plain' }, (s.versions || []).map((v) => h('li', {}, `${v.version}${v.deprecated ? ' (deprecated)' : ''} `, h('code', {}, v.schemaDigest)))),
+          (s.migrations || []).map((m) => `${m.fromVersion} → ${m.toVersion}`).join(', ') || '—',
+        ])));
+    } else parts.push(h('p', { class: 'empty' }, 'Option sets: none (no aep.configuration capability)'));
+    this.body.replaceChildren(...parts);
+  }
+
+  async health() {
+    this.healthArea.replaceChildren(h('p', { role: 'status' }, 'Checking health…'));
+    try {
+      const data = await api('GET', `${this.ws.base}/health`, undefined, { what: 'health' });
+      const show = (outcome) => outcome.error
+        ? [h('span', { class: 'badge bad' }, outcome.error.code), ` ${outcome.error.message}`]
+        : [h('span', { class: `badge ${outcome.status === 'available' ? 'good' : 'warn'}` }, outcome.status), outcome.details ? ` ${outcome.details}` : ''];
+      const rows = [['Extension', show(data.extension)]];
+      for (const p of data.providers) rows.push([`Provider ${p.id}`, show(p.health)]);
+      this.healthArea.replaceChildren(
+        table('Health status', ['What', 'Status and details'], rows),
+        h('p', { class: 'meta' }, `Checked at ${new Date(data.checkedAt).toLocaleTimeString()} in ${data.elapsedMs} ms`));
+    } catch (e) {
+      this.healthArea.replaceChildren(errorBox(e));
+    }
+  }
+
+  async raw() {
+    this.rawArea.replaceChildren(h('p', { role: 'status' }, 'Fetching both discovery routes…'));
+    try {
+      const data = await api('GET', `${this.ws.base}/manifests`, undefined, { what: 'raw manifests' });
+      const docs = data.documents.map((d) => {
+        const head = d.status ? `HTTP ${d.status} · ${d.contentType || 'no content type'} · ${d.elapsedMs} ms` : `no answer: ${d.failure}`;
+        const body = d.json !== undefined ? pretty(d.json) : (d.text || '');
+        return h('figure', {},
+          h('figcaption', {}, `Revision ${d.revision}: `, h('code', {}, d.url), ` — ${head}`),
+          h('pre', { 'aria-label': `Raw manifest ${d.revision}`, tabindex: '0' }, body));
+      });
+      let diff;
+      if (data.diff === null) diff = h('p', {}, 'No diff: one of the documents is not JSON.');
+      else diff = table('Differences between the revisions', ['JSON Pointer', 'Revision 1.0', 'Revision 2026-08-01'],
+        data.diff.map((d) => [h('code', {}, d.path || '(whole document)'), h('code', {}, d.left === undefined || d.left === null ? '—' : JSON.stringify(d.left)), h('code', {}, d.right === undefined || d.right === null ? '—' : JSON.stringify(d.right))]));
+      this.rawArea.replaceChildren(diff, h('div', { class: 'side-by-side' }, docs));
+    } catch (e) {
+      this.rawArea.replaceChildren(errorBox(e));
+    }
+  }
+}
+
+// ---- Playground ------------------------------------------------------------------------
+function reasoningOf(content) {
+  return content.kind === 'structured' && content.mediaType === 'application/vnd.aep.reasoning+json' ? (content.data && content.data.text) || '' : null;
+}
+
+class Playground {
+  constructor(ws, panel) {
+    this.ws = ws;
+    this.history = [];
+    this.running = null;
+    const p = `${ws.id}-chat`;
+    this.provider = h('select', { onchange: () => this.loadModels() });
+    this.model = h('input', { type: 'text', list: `${p}-models`, autocomplete: 'off' });
+    this.models = h('datalist', { id: `${p}-models` });
+    this.system = h('textarea', { rows: '2' });
+    this.message = h('textarea', { rows: '3' }, 'Hello from the AEP Inspector');
+    this.temperature = h('input', { type: 'number', min: '0', max: '2', step: '0.1' });
+    this.maxTokens = h('input', { type: 'number', min: '1', step: '1' });
+    this.streaming = h('input', { type: 'checkbox', checked: true });
+    this.stall = h('input', { type: 'number', min: '0.1', max: '600', step: 'any', value: '30' });
+    this.send = h('button', { type: 'submit' }, 'Send');
+    this.cancelButton = h('button', { type: 'button', disabled: true, onclick: () => this.cancel() }, 'Cancel');
+    this.newChat = h('button', { type: 'button', onclick: () => { this.history = []; this.renderHistory(); } }, 'New conversation');
+    this.status = h('p', { class: 'status', role: 'status', 'aria-live': 'polite' });
+    this.errorArea = h('div', { hidden: true });
+    this.transcript = h('ol', { class: 'transcript', 'aria-label': 'Conversation' });
+    this.text = h('pre', { class: 'answer', 'aria-label': 'Response text', tabindex: '0' });
+    this.reasoning = h('pre', { class: 'reasoning', 'aria-label': 'Reasoning', tabindex: '0' });
+    this.toolCalls = h('pre', { 'aria-label': 'Tool calls', tabindex: '0' });
+    this.stats = h('dl', { class: 'pairs', 'aria-label': 'Stream statistics' });
+    this.chart = h('div', { class: 'chart' });
+    this.frames = h('tbody');
+    const form = h('form', { 'aria-label': 'Chat request', onsubmit: (e) => { e.preventDefault(); this.run(); } },
+      h('div', { class: 'row' },
+        field(`${p}-provider`, 'Provider', this.provider),
+        field(`${p}-model`, 'Model', this.model)),
+      this.models,
+      field(`${p}-system`, 'System prompt', this.system, 'Optional; sent as the first message.'),
+      field(`${p}-message`, 'Message', this.message),
+      h('div', { class: 'row' },
+        field(`${p}-temperature`, 'Temperature', this.temperature, 'Blank: the provider default.'),
+        field(`${p}-max-tokens`, 'Max output tokens', this.maxTokens, 'Blank: the provider default.'),
+        field(`${p}-stall`, 'Stall bound (s)', this.stall, 'Give up when no frame arrives for this long.')),
+      h('div', { class: 'check' }, this.streaming, h('label', { for: `${p}-streaming` }, 'Stream (SSE)')),
+      h('div', { class: 'actions' }, this.send, this.cancelButton, this.newChat));
+    this.streaming.id = `${p}-streaming`;
+    panel.append(form, this.status, this.errorArea, this.transcript,
+      h('div', { class: 'results' },
+        h('section', { 'aria-label': 'Answer' }, h('h3', {}, 'Text'), this.text),
+        h('section', { 'aria-label': 'Reasoning output' }, h('h3', {}, 'Reasoning'), this.reasoning),
+        h('section', { 'aria-label': 'Tool call output' }, h('h3', {}, 'Tool calls'), this.toolCalls)),
+      h('section', { 'aria-label': 'Timing' }, h('h3', {}, 'Timing and usage'), this.stats, this.chart),
+      h('section', { 'aria-label': 'Raw frames' }, h('h3', {}, 'Raw SSE frames'),
+        h('table', { class: 'frames' }, h('caption', {}, 'Frames as the extension sent them'),
+          h('thead', {}, h('tr', {}, ['#', 'At (ms)', 'Gap (ms)', 'data'].map((x) => h('th', { scope: 'col' }, x)))), this.frames)));
+    this.fillProviders();
+  }
+
+  async fillProviders() {
+    try {
+      const data = await api('GET', `${this.ws.base}/overview`, undefined, { what: 'providers' });
+      this.providerList = data.manifest.contributions.modelProviders || [];
+    } catch (e) {
+      showError(this.errorArea, e);
+      return;
+    }
+    if (!this.providerList.length) {
+      this.status.textContent = 'This extension has no model provider.';
+      this.send.disabled = true;
+    }
+    this.provider.replaceChildren(...this.providerList.map((p) => h('option', { value: p.id }, `${p.displayName} (${p.id})`)));
+    this.loadModels();
+  }
+
+  async loadModels() {
+    const provider = (this.providerList || []).find((p) => p.id === this.provider.value);
+    if (!provider) return;
+    let models = provider.models || [];
+    try {
+      models = await api('GET', `${this.ws.base}/providers/${encodeURIComponent(provider.id)}/models`, undefined, { what: 'models' });
+    } catch { /* fall back to the manifest's list */ }
+    this.models.replaceChildren(...models.map((m) => h('option', { value: m.id }, m.displayName || m.id)));
+    if (models.length && !this.model.value) this.model.value = models[0].id;
+  }
+
+  request() {
+    const messages = [];
+    if (this.system.value.trim()) messages.push({ role: 'system', contents: [{ kind: 'text', text: this.system.value }] });
+    messages.push(...this.history);
+    messages.push({ role: 'user', contents: [{ kind: 'text', text: this.message.value }] });
+    const options = {};
+    if (this.temperature.value !== '') options.temperature = Number(this.temperature.value);
+    if (this.maxTokens.value !== '') options.maxOutputTokens = Number(this.maxTokens.value);
+    const request = { model: this.model.value, messages };
+    if (Object.keys(options).length) request.options = options;
+    return request;
+  }
+
+  reset() {
+    this.errorArea.hidden = true;
+    this.text.textContent = '';
+    this.reasoning.textContent = '';
+    this.toolCalls.textContent = '';
+    this.stats.replaceChildren();
+    this.chart.replaceChildren();
+    this.frames.replaceChildren();
+  }
+
+  busy(on) {
+    this.send.disabled = on;
+    this.cancelButton.disabled = !on;
+  }
+
+  cancel() {
+    if (this.running) this.running.abort();
+  }
+
+  async run() {
+    if (!this.model.value.trim()) {
+      showError(this.errorArea, { code: 'missing_model', message: 'Choose or type a model.' });
+      this.model.focus();
+      return;
+    }
+    this.reset();
+    const request = this.request();
+    const provider = this.provider.value;
+    this.running = new AbortController();
+    this.busy(true);
+    const userMessage = request.messages[request.messages.length - 1];
+    try {
+      if (this.streaming.checked) await this.runStream(provider, request);
+      else await this.runOnce(provider, request);
+      this.history.push(userMessage, { role: 'assistant', contents: [{ kind: 'text', text: this.text.textContent }] });
+      this.renderHistory();
+    } catch (e) {
+      if (e.code === 'cancelled') this.status.textContent = `Cancelled after ${this.frames.children.length} frames.`;
+      else {
+        this.status.textContent = 'The chat failed.';
+        showError(this.errorArea, e);
+      }
+    } finally {
+      this.busy(false);
+      this.running = null;
+    }
+  }
+
+  async runOnce(provider, request) {
+    this.status.textContent = 'Waiting for the answer…';
+    const data = await api('POST', `${this.ws.base}/chat`, { provider, request }, { ms: TIMEOUT.chat, cancel: this.running.signal, what: 'chat' });
+    const r = data.response;
+    let text = '';
+    let reasoning = '';
+    const calls = [];
+    for (const m of r.messages || []) {
+      for (const c of m.contents || []) {
+        const thought = reasoningOf(c);
+        if (thought !== null) reasoning += thought;
+        else if (c.kind === 'text') text += c.text || '';
+        else if (c.kind === 'toolCall') calls.push(c.toolCall);
+      }
+    }
+    this.text.textContent = text;
+    this.reasoning.textContent = reasoning;
+    this.toolCalls.textContent = calls.length ? pretty(calls) : '';
+    this.showStats({ finishReason: r.finishReason, usage: r.usage, model: r.model, totalMs: data.elapsedMs });
+    this.frames.append(h('tr', {}, h('td', {}, '1'), h('td', {}, String(data.elapsedMs)), h('td', {}, '—'), h('td', {}, h('code', {}, JSON.stringify(r)))));
+    this.status.textContent = `Answered in ${data.elapsedMs} ms (not streamed).`;
+  }
+
+  async runStream(provider, request) {
+    this.status.textContent = 'Streaming…';
+    const stallSeconds = Number(this.stall.value) || 30;
+    let ended = null;
+    await events(`${this.ws.base}/chat/stream`, { provider, request, stallSeconds }, {
+      cancel: this.running.signal,
+      idleMs: (stallSeconds + 15) * 1000,
+      what: 'streamed chat',
+      onEvent: (name, data) => {
+        if (name === 'frame') this.addFrame(data);
+        else if (name === 'end') ended = data;
+        else if (name === 'failure') {
+          this.showStats(data.summary);
+          throw new ApiError({ code: data.code, message: data.message });
+        }
+      },
+    });
+    if (!ended) throw new ApiError({ code: 'invalid_response', message: 'the Inspector ended the stream without a summary' });
+    this.showStats(ended);
+    this.status.textContent = `Stream finished: ${ended.frames} frames in ${ended.totalMs} ms, finish reason ${ended.finishReason}.`;
+  }
+
+  addFrame(frame) {
+    const update = frame.update;
+    if (update) {
+      for (const c of update.contents || []) {
+        const thought = reasoningOf(c);
+        if (thought !== null) this.reasoning.textContent += thought;
+        else if (c.kind === 'text') this.text.textContent += c.text || '';
+        else if (c.kind === 'toolCall') this.toolCalls.textContent += `${JSON.stringify(c.toolCall)}\n`;
+      }
+    }
+    this.frames.append(h('tr', {},
+      h('td', {}, String(frame.index)), h('td', {}, String(frame.atMs)), h('td', {}, frame.gapMs === null ? '—' : String(frame.gapMs)),
+      h('td', {}, h('code', {}, frame.data), frame.problem ? h('span', { class: 'badge bad' }, frame.problem) : '')));
+  }
+
+  showStats(s) {
+    const usage = s.usage ? `${s.usage.inputTokens ?? '?'} in, ${s.usage.outputTokens ?? '?'} out, ${s.usage.totalTokens ?? '?'} total` : '—';
+    const pairs = [
+      ['Finish reason', s.finishReason || '—'],
+      ['Model', s.model || '—'],
+      ['Usage', usage],
+      ['Time to first token', s.timeToFirstTokenMs === undefined || s.timeToFirstTokenMs === null ? '—' : `${s.timeToFirstTokenMs} ms`],
+      ['Total', s.totalMs === undefined ? '—' : `${s.totalMs} ms`],
+      ['Frames', s.frames === undefined ? '—' : String(s.frames)],
+    ];
+    if (s.gapsMs && s.gapsMs.length) {
+      const max = Math.max(...s.gapsMs);
+      pairs.push(['Inter-frame gaps', `${s.gapsMs.length} gaps, largest ${max} ms, mean ${(s.gapsMs.reduce((a, b) => a + b, 0) / s.gapsMs.length).toFixed(1)} ms`]);
+      this.chart.replaceChildren(gapChart(s.gapsMs));
+    }
+    this.stats.replaceChildren(...pairs.flatMap(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]));
+  }
+
+  renderHistory() {
+    this.transcript.replaceChildren(...this.history.map((m) => h('li', { class: m.role }, h('strong', {}, `${m.role}: `), m.contents.map((c) => c.text || '').join(''))));
+  }
+}
+
+function gapChart(gaps) {
+  const ns = 'http://www.w3.org/2000/svg';
+  const width = 320;
+  const height = 60;
+  const max = Math.max(1, ...gaps);
+  const bar = width / gaps.length;
+  const svg = document.createElementNS(ns, 'svg');
+  svg.setAttribute('viewBox', `0 0 ${width} ${height}`);
+  svg.setAttribute('role', 'img');
+  svg.setAttribute('aria-label', `Inter-frame gaps chart: ${gaps.length} gaps, largest ${max} ms`);
+  gaps.forEach((gap, i) => {
+    const rect = document.createElementNS(ns, 'rect');
+    const hgt = Math.max(1, (gap / max) * (height - 2));
+    rect.setAttribute('x', String(i * bar));
+    rect.setAttribute('y', String(height - hgt));
+    rect.setAttribute('width', String(Math.max(1, bar - 1)));
+    rect.setAttribute('height', String(hgt));
+    const title = document.createElementNS(ns, 'title');
+    title.textContent = `gap ${i + 1}: ${gap} ms`;
+    rect.append(title);
+    svg.append(rect);
+  });
+  return svg;
+}
+
+// ---- Tools ----------------------------------------------------------------------------------
+// The JSON Schema type of a property, with null (optional) taken out.
+function schemaType(schema) {
+  let type = schema.type;
+  if (Array.isArray(type)) type = type.filter((t) => t !== 'null').length === 1 ? type.find((t) => t !== 'null') : null;
+  if (!type && Array.isArray(schema.anyOf)) {
+    const rest = schema.anyOf.filter((s) => s.type !== 'null');
+    if (rest.length === 1) return schemaType(rest[0]);
+  }
+  if (!type && Array.isArray(schema.enum)) return 'enum';
+  if (Array.isArray(schema.enum)) return 'enum';
+  return type || 'json';
+}
+
+function enumOf(schema) {
+  if (Array.isArray(schema.enum)) return schema.enum;
+  if (Array.isArray(schema.anyOf)) for (const s of schema.anyOf) if (Array.isArray(s.enum)) return s.enum;
+  return [];
+}
+
+class ToolForm {
+  constructor(prefix, schema) {
+    this.schema = schema || {};
+    this.inputs = [];
+    this.root = h('div', { class: 'tool-form' });
+    const props = this.schema.properties || {};
+    const required = new Set(this.schema.required || []);
+    const names = Object.keys(props);
+    if (!names.length) this.root.append(h('p', { class: 'empty' }, 'This tool takes no arguments.'));
+    names.forEach((name, i) => {
+      const prop = props[name] || {};
+      const type = schemaType(prop);
+      const isRequired = required.has(name);
+      const id = `${prefix}-arg-${i}`;
+      const label = `${name}${isRequired ? ' (required)' : ' (optional)'}`;
+      const hint = [prop.description, type === 'json' || type === 'array' || type === 'object' ? `JSON ${type === 'json' ? 'value' : type}` : ''].filter(Boolean).join(' · ');
+      let control;
+      if (type === 'enum') {
+        control = h('select', {}, isRequired ? null : h('option', { value: '' }, '(not set)'),
+          enumOf(prop).map((v) => h('option', { value: JSON.stringify(v) }, String(v))));
+      } else if (type === 'boolean' && isRequired) {
+        control = h('input', { type: 'checkbox' });
+      } else if (type === 'boolean') {
+        control = h('select', {}, h('option', { value: '' }, '(not set)'), h('option', { value: 'true' }, 'true'), h('option', { value: 'false' }, 'false'));
+      } else if (type === 'integer' || type === 'number') {
+        control = h('input', { type: 'number', step: type === 'integer' ? '1' : 'any', min: prop.minimum, max: prop.maximum });
+      } else if (type === 'string') {
+        control = prop.maxLength && prop.maxLength < 200 ? h('input', { type: 'text' }) : h('textarea', { rows: '2' });
+      } else {
+        control = h('textarea', { rows: '3', class: 'json' }, prop.default !== undefined ? JSON.stringify(prop.default) : '');
+      }
+      if (isRequired && control.type !== 'checkbox') control.setAttribute('aria-required', 'true');
+      const errorId = `${id}-error`;
+      const error = h('small', { id: errorId, class: 'field-error', role: 'alert' });
+      const wrap = type === 'boolean' && isRequired
+        ? h('div', { class: 'check' }, control, h('label', { for: id }, label))
+        : field(id, label, control, hint);
+      control.id = id;
+      wrap.append(error);
+      this.root.append(wrap);
+      this.inputs.push({ name, type, isRequired, control, error });
+    });
+  }
+
+  // The arguments, or null (with each problem shown at its field).
+  values() {
+    const args = {};
+    let ok = true;
+    for (const { name, type, isRequired, control, error } of this.inputs) {
+      error.textContent = '';
+      control.removeAttribute('aria-invalid');
+      const fail = (message) => {
+        error.textContent = message;
+        control.setAttribute('aria-invalid', 'true');
+        ok = false;
+      };
+      if (control.type === 'checkbox') {
+        args[name] = control.checked;
+        continue;
+      }
+      const raw = control.value;
+      if (raw === '') {
+        if (isRequired && type !== 'string') fail(`${name} is required`);
+        else if (isRequired) args[name] = '';
+        continue;
+      }
+      if (type === 'enum') args[name] = JSON.parse(raw);
+      else if (type === 'boolean') args[name] = raw === 'true';
+      else if (type === 'integer' || type === 'number') {
+        const n = Number(raw);
+        if (!Number.isFinite(n) || (type === 'integer' && !Number.isInteger(n))) fail(`${name} must be ${type === 'integer' ? 'a whole number' : 'a number'}`);
+        else args[name] = n;
+      } else if (type === 'string') args[name] = raw;
+      else {
+        try { args[name] = JSON.parse(raw); } catch (e) { fail(`${name}: not JSON (${e.message})`); }
+      }
+    }
+    return ok ? args : null;
+  }
+
+  fill(args) {
+    for (const { name, type, control } of this.inputs) {
+      const v = args[name];
+      if (control.type === 'checkbox') control.checked = v === true;
+      else if (v === undefined) control.value = '';
+      else if (type === 'enum') control.value = JSON.stringify(v);
+      else if (type === 'string' || type === 'integer' || type === 'number' || type === 'boolean') control.value = String(v);
+      else control.value = JSON.stringify(v);
+    }
+  }
+}
+
+class Tools {
+  constructor(ws, panel) {
+    this.ws = ws;
+    this.panel = panel;
+    this.tools = [];
+    this.running = null;
+    const p = `${ws.id}-tools`;
+    this.prefix = p;
+    this.select = h('select', { onchange: () => this.show() });
+    this.details = h('div', { class: 'tool-details' });
+    this.formArea = h('div');
+    this.jsonMode = h('input', { type: 'checkbox', id: `${p}-json-mode`, onchange: () => this.toggleJson() });
+    this.jsonArgs = h('textarea', { rows: '6', class: 'json' });
+    this.jsonField = field(`${p}-json`, 'Arguments (JSON)', this.jsonArgs);
+    this.jsonField.hidden = true;
+    this.callButton = h('button', { type: 'submit' }, 'Call tool');
+    this.cancelButton = h('button', { type: 'button', disabled: true, onclick: () => this.running && this.running.abort() }, 'Cancel call');
+    this.status = h('p', { class: 'status', role: 'status', 'aria-live': 'polite' });
+    this.result = h('div', { class: 'tool-result', 'aria-label': 'Tool result', role: 'region' });
+    this.listArea = h('div', {}, h('p', { role: 'status' }, 'Resolving tools through AEP → MCP…'));
+    panel.append(this.listArea);
+    this.load();
+  }
+
+  async load() {
+    let data;
+    try {
+      data = await api('GET', `${this.ws.base}/tools`, undefined, { what: 'tools', ms: TIMEOUT.tool });
+    } catch (e) {
+      this.listArea.replaceChildren(errorBox(e), h('button', { type: 'button', onclick: () => this.load() }, 'Try again'));
+      return;
+    }
+    this.tools = data.tools;
+    const failures = data.failures.map((f) => errorBox(f));
+    if (!this.tools.length) {
+      this.listArea.replaceChildren(h('p', { class: 'empty' }, 'This extension has no tools that resolve.'), ...failures);
+      return;
+    }
+    this.select.replaceChildren(...this.tools.map((t) => h('option', { value: t.id }, `${t.displayName} (${t.id})`)));
+    const form = h('form', { 'aria-label': 'Tool call', onsubmit: (e) => { e.preventDefault(); this.call(); } },
+      field(`${this.prefix}-tool`, 'Tool', this.select),
+      this.details,
+      h('h3', {}, 'Arguments'),
+      h('div', { class: 'check' }, this.jsonMode, h('label', { for: this.jsonMode.id }, 'Edit arguments as JSON')),
+      this.formArea, this.jsonField,
+      h('div', { class: 'actions' }, this.callButton, this.cancelButton));
+    this.listArea.replaceChildren(...failures, form, this.status, this.result);
+    this.show();
+  }
+
+  current() {
+    return this.tools.find((t) => t.id === this.select.value);
+  }
+
+  show() {
+    const tool = this.current();
+    if (!tool) return;
+    const hints = Object.entries(tool.hints || {}).map(([k, v]) => `${k}: ${v}`).join(', ') || 'none';
+    this.details.replaceChildren(
+      h('dl', { class: 'pairs' },
+        h('dt', {}, 'Description'), h('dd', {}, tool.description || '—'),
+        h('dt', {}, 'MCP'), h('dd', {}, `server ${tool.origin.mcpServer || '—'}, tool `, h('code', {}, tool.origin.mcpTool), ' at ', h('code', {}, tool.origin.mcpUrl)),
+        h('dt', {}, 'Annotations'), h('dd', {}, hints),
+        h('dt', {}, 'AEP metadata'), h('dd', {}, h('code', {}, JSON.stringify(tool.metadata)))),
+      h('details', {}, h('summary', {}, 'Input schema'), h('pre', { 'aria-label': 'Input schema' }, pretty(tool.inputSchema))),
+      tool.outputSchema ? h('details', {}, h('summary', {}, 'Output schema'), h('pre', { 'aria-label': 'Output schema' }, pretty(tool.outputSchema))) : '');
+    this.form = new ToolForm(`${this.prefix}-${this.tools.indexOf(tool)}`, tool.inputSchema);
+    this.formArea.replaceChildren(this.form.root);
+    this.jsonMode.checked = false;
+    this.toggleJson();
+    this.result.replaceChildren();
+    this.status.textContent = '';
+  }
+
+  toggleJson() {
+    const json = this.jsonMode.checked;
+    if (json) {
+      const args = this.form.values();
+      this.jsonArgs.value = pretty(args || {});
+    } else if (this.jsonArgs.value.trim()) {
+      try { this.form.fill(JSON.parse(this.jsonArgs.value)); } catch { /* keep the form as it was */ }
+    }
+    this.formArea.hidden = json;
+    this.jsonField.hidden = !json;
+  }
+
+  async call() {
+    const tool = this.current();
+    let args;
+    if (this.jsonMode.checked) {
+      try { args = JSON.parse(this.jsonArgs.value || '{}'); } catch (e) {
+        this.result.replaceChildren(errorBox({ code: 'invalid_json', message: `Arguments: not JSON (${e.message})` }));
+        return;
+      }
+    } else {
+      args = this.form.values();
+      if (!args) {
+        this.status.textContent = 'Fix the highlighted fields.';
+        return;
+      }
+    }
+    this.running = new AbortController();
+    this.callButton.disabled = true;
+    this.cancelButton.disabled = false;
+    this.status.textContent = `Calling ${tool.id}…`;
+    this.result.replaceChildren();
+    try {
+      const data = await api('POST', `${this.ws.base}/tools/call`, { tool: tool.id, arguments: args },
+        { ms: TIMEOUT.tool, cancel: this.running.signal, what: `call ${tool.id}` });
+      this.render(data);
+      this.status.textContent = `${tool.id} answered in ${data.durationMs.toFixed(1)} ms${data.output.isError ? ' with a tool error' : ''}.`;
+    } catch (e) {
+      this.status.textContent = e.code === 'cancelled' ? 'Call cancelled.' : `${tool.id} failed.`;
+      if (e.code !== 'cancelled') this.result.replaceChildren(errorBox(e));
+    } finally {
+      this.running = null;
+      this.callButton.disabled = false;
+      this.cancelButton.disabled = true;
+    }
+  }
+
+  render({ output, durationMs, outputCheck }) {
+    const parts = [
+      h('dl', { class: 'pairs' },
+        h('dt', {}, 'isError'), h('dd', {}, h('span', { class: `badge ${output.isError ? 'bad' : 'good'}` }, String(output.isError))),
+        h('dt', {}, 'Duration'), h('dd', {}, `${durationMs.toFixed(1)} ms`)),
+      h('h4', {}, 'Content'),
+    ];
+    for (const block of output.content) {
+      if (block.type === 'text') parts.push(h('pre', { 'aria-label': 'Text content' }, block.text));
+      else if (block.type === 'image' && block.data) parts.push(h('img', { alt: 'Image content', src: `data:${block.mimeType};base64,${block.data}` }));
+      else parts.push(h('pre', { 'aria-label': `${block.type} content` }, pretty(block)));
+    }
+    if (output.structured !== undefined) {
+      parts.push(h('h4', {}, 'Structured content'), h('pre', { 'aria-label': 'Structured content' }, pretty(output.structured)));
+      if (outputCheck) {
+        parts.push(outputCheck.valid
+          ? h('p', {}, h('span', { class: 'badge good' }, 'valid'), ' against the output schema')
+          : h('div', { class: 'error-box' }, h('strong', {}, 'Does not match the output schema:'), h('ul', {}, outputCheck.issues.map((i) => h('li', {}, i)))));
+      }
+    }
+    this.result.replaceChildren(...parts);
+  }
+}
+
+// ---- Conformance ---------------------------------------------------------------------------
+class Conformance {
+  constructor(ws, panel) {
+    this.ws = ws;
+    this.running = null;
+    const p = `${ws.id}-suite`;
+    this.only = h('input', { type: 'text', placeholder: '3.stream, 1.discovery.v1' });
+    this.skip = h('input', { type: 'text' });
+    this.strict = h('input', { type: 'checkbox', id: `${p}-strict` });
+    this.runButton = h('button', { type: 'submit' }, 'Run conformance suite');
+    this.cancelButton = h('button', { type: 'button', disabled: true, onclick: () => this.cancel() }, 'Cancel run');
+    this.progress = h('progress', { max: '1', value: '0', 'aria-label': 'Conformance progress' });
+    this.status = h('p', { class: 'status', role: 'status', 'aria-live': 'polite' });
+    this.errorArea = h('div', { hidden: true });
+    this.exports = h('p', { class: 'exports', hidden: true },
+      h('a', { href: `${ws.base}/conformance/report.json`, download: 'aep-conformance.json' }, 'Export JSON'), ' · ',
+      h('a', { href: `${ws.base}/conformance/report.xml`, download: 'aep-conformance.xml' }, 'Export JUnit'));
+    this.rows = h('tbody');
+    this.table = h('table', { class: 'report', hidden: true },
+      h('caption', {}, 'Conformance report'),
+      h('thead', {}, h('tr', {}, ['Check', 'Level', 'Section', 'Status', 'Reason', 'ms'].map((x) => h('th', { scope: 'col' }, x)))),
+      this.rows);
+    panel.append(
+      h('form', { 'aria-label': 'Conformance run', onsubmit: (e) => { e.preventDefault(); this.run(); } },
+        h('div', { class: 'row' },
+          field(`${p}-only`, 'Only checks', this.only, 'Comma-separated ids or prefixes; blank runs all.'),
+          field(`${p}-skip`, 'Skip checks', this.skip, 'Comma-separated ids or prefixes.')),
+        h('div', { class: 'check' }, this.strict, h('label', { for: this.strict.id }, 'Strict (recommended checks fail the run)')),
+        h('div', { class: 'actions' }, this.runButton, this.cancelButton)),
+      this.progress, this.status, this.errorArea, this.exports, this.table);
+  }
+
+  cancel() {
+    if (this.running) this.running.abort();
+  }
+
+  async run() {
+    const list = (s) => s.split(',').map((x) => x.trim()).filter(Boolean);
+    this.running = new AbortController();
+    this.runButton.disabled = true;
+    this.cancelButton.disabled = false;
+    this.errorArea.hidden = true;
+    this.exports.hidden = true;
+    this.table.hidden = true;
+    this.rows.replaceChildren();
+    this.progress.value = 0;
+    this.status.textContent = 'Starting the suite…';
+    let report = null;
+    let done = 0;
+    try {
+      await events(`${this.ws.base}/conformance`, { only: list(this.only.value), skip: list(this.skip.value), strict: this.strict.checked }, {
+        cancel: this.running.signal,
+        idleMs: 90000,
+        what: 'conformance run',
+        onEvent: (name, data) => {
+          if (name === 'progress') {
+            this.progress.max = data.total;
+            if (data.status) {
+              done += 1;
+              this.progress.value = done;
+              this.status.textContent = `${done} of ${data.total}: ${data.id} ${data.status}`;
+            } else this.status.textContent = `${done} of ${data.total}: running ${data.id}…`;
+          } else if (name === 'report') report = data;
+        },
+      });
+      if (!report) throw new ApiError({ code: 'invalid_response', message: 'the run ended without a report' });
+      this.render(report);
+    } catch (e) {
+      this.status.textContent = e.code === 'cancelled' ? `Run cancelled after ${done} checks.` : 'The run failed.';
+      if (e.code !== 'cancelled') showError(this.errorArea, e);
+    } finally {
+      this.running = null;
+      this.runButton.disabled = false;
+      this.cancelButton.disabled = true;
+    }
+  }
+
+  render(report) {
+    const c = report.counts;
+    this.status.textContent = `${report.success ? 'PASS' : 'FAIL'}: ${c.passed} passed, ${c.failed} failed, ${c.warned} warned, ${c.skipped} skipped in ${report.durationMs} ms (revisions ${report.revisions.join(', ')}${report.strict ? ', strict' : ''}).`;
+    this.rows.replaceChildren(...report.results.map((r) => h('tr', { class: r.status },
+      h('td', {}, h('code', {}, r.id)), h('td', {}, r.level), h('td', {}, r.section),
+      h('td', {}, h('span', { class: `badge ${{ passed: 'good', failed: 'bad', warned: 'warn', skipped: 'muted' }[r.status]}` }, r.status)),
+      h('td', {}, r.reason || r.description), h('td', {}, String(r.durationMs)))));
+    this.table.hidden = false;
+    this.exports.hidden = false;
+  }
+}
+
+// ---- start --------------------------------------------------------------------------------
+async function start() {
+  renderRecent();
+  const form = document.getElementById('connect-form');
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    const url = document.getElementById('connect-url').value.trim();
+    if (!url) {
+      showError(document.getElementById('connect-error'), { code: 'missing_url', message: 'Type the extension\'s base URL, e.g. http://127.0.0.1:8710' });
+      document.getElementById('connect-url').focus();
+      return;
+    }
+    connect({ url, token: document.getElementById('connect-token').value, revision: document.getElementById('connect-revision').value });
+  });
+  document.getElementById('connect-cancel').addEventListener('click', () => connectCancel && connectCancel.abort());
+
+  let open = [];
+  let startup = [];
+  try {
+    open = await api('GET', '/api/connections', undefined, { what: 'open connections' });
+    startup = (await api('GET', '/api/config', undefined, { what: 'configuration' })).urls;
+  } catch (e) {
+    showError(document.getElementById('connect-error'), e);
+  }
+  for (const summary of open) workspaces.set(summary.id, new Workspace(summary));
+  const wanted = [...startup, ...new URLSearchParams(location.search).getAll('url')];
+  for (const url of wanted) {
+    if (open.some((s) => sameUrl(s.url, url)) || [...workspaces.values()].some((w) => sameUrl(w.summary.url, url))) continue;
+    document.getElementById('connect-url').value = url;
+    await connect({ url });
+  }
+}
+
+start();

@@ -1,0 +1,42 @@
+//! The whole server: the page, the API, the origin guard; and serving it.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use axum::Router;
+use axum::routing::get;
+use tokio::net::TcpListener;
+
+use crate::guard::{self, Loopback};
+use crate::state::Inspector;
+use crate::{api, assets};
+
+/// The Inspector's router. `loopback`: accept only loopback `Host` names (what a server
+/// bound to a loopback address should do).
+pub fn router(inspector: Arc<Inspector>, loopback: bool) -> Router {
+    Router::new()
+        .route("/", get(assets::index))
+        .route("/app.js", get(assets::script))
+        .route("/app.css", get(assets::style))
+        .route("/icon.svg", get(assets::icon))
+        .route("/favicon.ico", get(assets::icon))
+        .merge(api::routes())
+        .with_state(inspector)
+        .layer(axum::middleware::from_fn_with_state(
+            Loopback(loopback),
+            guard::check,
+        ))
+}
+
+/// Serves `inspector` on `listener` until the process ends.
+pub async fn serve(listener: TcpListener, inspector: Arc<Inspector>) -> std::io::Result<()> {
+    let addr: SocketAddr = listener.local_addr()?;
+    let app = router(inspector, addr.ip().is_loopback());
+    axum::serve(listener, app)
+        .with_graceful_shutdown(shutdown())
+        .await
+}
+
+async fn shutdown() {
+    let _ = tokio::signal::ctrl_c().await;
+}

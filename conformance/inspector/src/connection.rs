@@ -1,0 +1,193 @@
+//! [`Connection`]: one extension the Inspector is connected to: where it is, the
+//! revision spoken, the bearer token (kept here, never sent to the page), the SDK's
+//! canonical client, the host's tool catalog and MCP pool, and the validated manifest.
+
+use std::sync::{Arc, Mutex};
+
+use aep_conformance::Report;
+use aep_host::catalog::Catalog;
+use aep_host::mcp::{McpPool, PoolOptions};
+use aep_host::registry::{ExtensionEntry, Registry, describe_endpoint_error};
+use aep_sdk::client::{Client, codes as client_codes};
+use aep_sdk::protocol::{Manifest, ProtocolVersion};
+use aep_sdk::validate::parse_base_url;
+use axum::http::StatusCode;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use url::Url;
+
+use crate::error::ApiError;
+use crate::limits::{CHAT_TIMEOUT, CONNECT_TIMEOUT, REQUEST_TIMEOUT, TOOL_CALL_TIMEOUT};
+use crate::probe;
+
+/// What the page sends to connect.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ConnectRequest {
+    /// The extension's base URL.
+    pub url: String,
+    /// A bearer token to send to it (blank means none).
+    #[serde(default)]
+    pub token: Option<String>,
+    /// `"2026-08-01"` (default) or `"1.0"`.
+    #[serde(default)]
+    pub revision: Option<String>,
+}
+
+/// A bearer token; its `Debug` never shows it.
+#[derive(Clone)]
+struct Secret(String);
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("<redacted>")
+    }
+}
+
+/// A connected extension. Shared behind an `Arc`.
+#[derive(Debug)]
+pub struct Connection {
+    /// The Inspector's id for it (`c1`, `c2`, ...).
+    pub id: String,
+    /// The extension's base URL.
+    pub base: Url,
+    /// The revision negotiated, exactly.
+    pub revision: ProtocolVersion,
+    /// The SDK's canonical client for it.
+    pub client: Client,
+    /// A plain HTTP client, for what the canonical client hides (raw documents, SSE frames).
+    pub http: reqwest::Client,
+    /// The validated manifest of [`Connection::revision`].
+    pub manifest: Manifest,
+    /// Tool resolution (AEP -> MCP) and calls, through the host's MCP pool.
+    pub catalog: Catalog,
+    /// The last conformance report, for export.
+    pub last_report: Mutex<Option<Arc<Report>>>,
+    token: Option<Secret>,
+}
+
+impl Connection {
+    /// Checks the URL, fetches the manifest raw (to say what answered when it is not
+    /// AEP), discovers it with the canonical client (exact revision, validation) and
+    /// sets up the tool catalog.
+    pub async fn open(id: String, request: &ConnectRequest) -> Result<Self, ApiError> {
+        let url = request.url.trim();
+        if url.is_empty() {
+            return Err(ApiError::bad_request(
+                "give the extension's base URL, e.g. http://127.0.0.1:8710",
+            ));
+        }
+        let base = parse_base_url(url).map_err(|e| {
+            ApiError::new(
+                StatusCode::BAD_REQUEST,
+                client_codes::ENDPOINT_INVALID,
+                format!("base URL {}", describe_endpoint_error(url, &e)),
+            )
+        })?;
+        let revision = match request.revision.as_deref().map(str::trim) {
+            None | Some("") => ProtocolVersion::LATEST,
+            Some(text) => {
+                ProtocolVersion::from_wire(text).map_err(|e| ApiError::bad_request(e.to_string()))?
+            }
+        };
+        let token = request
+            .token
+            .as_deref()
+            .map(str::trim)
+            .filter(|t| !t.is_empty())
+            .map(|t| Secret(t.to_owned()));
+        let http = reqwest::Client::builder()
+            .connect_timeout(CONNECT_TIMEOUT)
+            .read_timeout(CHAT_TIMEOUT)
+            .build()
+            .map_err(|e| ApiError::bad_request(format!("HTTP client: {e}")))?;
+
+        let raw = probe::fetch(&http, &base, revision, token.as_ref().map(|t| t.0.as_str())).await;
+        probe::diagnose(&raw)?;
+
+        let mut builder = Client::builder(base.as_str())
+            .revision(revision)
+            .connect_timeout(CONNECT_TIMEOUT)
+            .read_timeout(REQUEST_TIMEOUT);
+        if let Some(token) = &token {
+            builder = builder.bearer_token(token.0.clone());
+        }
+        let client = builder.build()?;
+        let manifest = client.discover().await.map_err(discovery_error)?;
+
+        let mut entry = ExtensionEntry::new(&manifest.extension.id, base.as_str(), revision)?;
+        if let Some(token) = &token {
+            entry = entry.with_bearer_token(&token.0)?;
+        }
+        let mut registry = Registry::new();
+        registry.insert(entry)?;
+        let pool = McpPool::with_options(PoolOptions {
+            connect_timeout: CONNECT_TIMEOUT,
+            request_timeout: REQUEST_TIMEOUT,
+            call_timeout: TOOL_CALL_TIMEOUT,
+            ..PoolOptions::default()
+        });
+        let catalog = Catalog::new(Arc::new(registry), pool);
+        catalog.add_extension_tools(&manifest.extension.id).await?;
+        Ok(Self {
+            id,
+            base,
+            revision,
+            client,
+            http,
+            manifest,
+            catalog,
+            last_report: Mutex::new(None),
+            token,
+        })
+    }
+
+    /// The bearer token, for server-side requests only.
+    pub fn token(&self) -> Option<&str> {
+        self.token.as_ref().map(|t| t.0.as_str())
+    }
+
+    /// A request to `path` under the base URL, with the bearer token.
+    pub fn request(&self, method: reqwest::Method, path: &str) -> reqwest::RequestBuilder {
+        let request = self.http.request(method, probe::join(&self.base, path));
+        match self.token() {
+            Some(token) => request.bearer_auth(token),
+            None => request,
+        }
+    }
+
+    /// What the page shows of the connection: never the token, only whether there is one.
+    pub fn summary(&self) -> Value {
+        json!({
+            "id": self.id,
+            "url": self.base.as_str(),
+            "revision": self.revision.as_str(),
+            "authenticated": self.token.is_some(),
+            "extension": self.manifest.extension,
+        })
+    }
+}
+
+/// The client's discovery failure, with a manifest's problems one per line.
+fn discovery_error(error: aep_sdk::client::ClientError) -> ApiError {
+    if error.code == client_codes::DESCRIPTOR_INVALID {
+        let (head, problems) = error
+            .message
+            .split_once(": invalid manifest: ")
+            .unwrap_or((error.message.as_str(), ""));
+        let details: Vec<String> = problems
+            .split("; ")
+            .filter(|p| !p.is_empty())
+            .map(str::to_owned)
+            .collect();
+        return ApiError::upstream(
+            error.code,
+            format!(
+                "{head} serves a manifest that fails validation ({} problems)",
+                details.len()
+            ),
+        )
+        .with_details(details);
+    }
+    error.into()
+}

@@ -1,0 +1,655 @@
+//! The Inspector's JSON API against real extensions on loopback ports: connect and
+//! overview, the streamed chat proxy (frames, timings, stall, cancellation), tools
+//! resolved AEP -> MCP, the conformance suite, and every kind of bad input.
+
+mod common;
+
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use common::{Inspector, fixtures, read_until};
+use serde_json::{Value, json};
+
+fn chat(provider: &str, model: &str, text: &str) -> Value {
+    json!({"provider": provider, "request": {"model": model, "messages": [{"role": "user", "contents": [{"kind": "text", "text": text}]}]}})
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn connects_side_by_side_and_shows_the_overview() {
+    let utilities = common::utilities().await;
+    let echo = common::echo().await;
+    let inspector = Inspector::start(vec![]).await;
+    let first = inspector.connect(&utilities.base_url).await;
+    let second = inspector.connect(&echo.base_url).await;
+    assert_eq!(first["extension"]["id"], "aep.utilities");
+    assert_eq!(second["extension"]["id"], "aep.examples.echo");
+    assert_eq!(first["revision"], "2026-08-01");
+    let (_, list) = inspector.get("/api/connections").await;
+    assert_eq!(list.as_array().map(Vec::len), Some(2), "{list}");
+
+    let id = first["id"].as_str().unwrap();
+    let (status, overview) = inspector.get(&format!("/api/connections/{id}/overview")).await;
+    assert_eq!(status, 200, "{overview}");
+    let tools: Vec<&str> = overview["manifest"]["contributions"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["id"].as_str().unwrap())
+        .collect();
+    assert!(tools.contains(&"hash.compute"), "{tools:?}");
+    assert_eq!(overview["manifest"]["mcp"]["servers"][0]["id"], "utilities");
+
+    let (status, health) = inspector.get(&format!("/api/connections/{id}/health")).await;
+    assert_eq!(status, 200);
+    assert_eq!(health["extension"]["status"], "available", "{health}");
+    let echo_id = second["id"].as_str().unwrap();
+    let (_, health) = inspector.get(&format!("/api/connections/{echo_id}/health")).await;
+    assert_eq!(health["providers"][0]["id"], "echo", "{health}");
+    assert!(health["providers"][0]["health"]["status"].is_string(), "{health}");
+
+    let (status, raw) = inspector.get(&format!("/api/connections/{id}/manifests")).await;
+    assert_eq!(status, 200);
+    assert_eq!(raw["documents"][0]["revision"], "1.0");
+    assert_eq!(raw["documents"][0]["status"], 200);
+    assert_eq!(
+        raw["documents"][1]["url"],
+        format!("{}/.well-known/aep", utilities.base_url)
+    );
+    assert_eq!(
+        raw["diff"],
+        json!([{"path": "/protocolVersion", "left": "1.0", "right": "2026-08-01"}]),
+        "the two revisions differ only in protocolVersion"
+    );
+
+    let (status, models) = inspector
+        .get(&format!("/api/connections/{echo_id}/providers/echo/models"))
+        .await;
+    assert_eq!(
+        (status, models[0]["id"].clone()),
+        (200, json!("echo-1")),
+        "{models}"
+    );
+
+    let response = inspector
+        .http
+        .delete(format!("{}/api/connections/{id}", inspector.url))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 204);
+    let (status, gone) = inspector.get(&format!("/api/connections/{id}/overview")).await;
+    assert_eq!(
+        (status, gone["error"]["code"].clone()),
+        (404, json!("connection_not_found"))
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_revision_can_be_chosen() {
+    let echo = common::echo().await;
+    let inspector = Inspector::start(vec![]).await;
+    let (status, v1) = inspector
+        .post(
+            "/api/connections",
+            json!({"url": echo.base_url, "revision": "1.0"}),
+        )
+        .await;
+    assert_eq!((status, v1["revision"].clone()), (201, json!("1.0")), "{v1}");
+    let (status, bad) = inspector
+        .post(
+            "/api/connections",
+            json!({"url": echo.base_url, "revision": "0.9"}),
+        )
+        .await;
+    assert_eq!(
+        (status, bad["error"]["code"].clone()),
+        (400, json!("bad_request")),
+        "{bad}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_token_is_sent_to_the_extension_and_never_echoed() {
+    let secret = "s3cret-token-of-the-test";
+    let guarded = fixtures::utilities_with_token(secret).await;
+    let inspector = Inspector::start(vec![]).await;
+    let (status, refused) = inspector
+        .post("/api/connections", json!({"url": guarded.base_url}))
+        .await;
+    assert_eq!(status, 502, "{refused}");
+    assert!(
+        refused["error"]["message"].as_str().unwrap().contains("401"),
+        "{refused}"
+    );
+
+    let (status, summary) = inspector
+        .post(
+            "/api/connections",
+            json!({"url": guarded.base_url, "token": secret}),
+        )
+        .await;
+    assert_eq!(status, 201, "{summary}");
+    assert_eq!(summary["authenticated"], true);
+    let id = summary["id"].as_str().unwrap();
+    let mut seen = summary.to_string();
+    for path in [
+        "/api/connections",
+        &format!("/api/connections/{id}/overview"),
+        &format!("/api/connections/{id}/health"),
+        &format!("/api/connections/{id}/manifests"),
+        &format!("/api/connections/{id}/tools"),
+    ] {
+        let (status, body) = inspector.get(path).await;
+        assert_eq!(status, 200, "{path}: {body}");
+        seen.push_str(&body.to_string());
+    }
+    let (status, called) = inspector
+        .post(
+            &format!("/api/connections/{id}/tools/call"),
+            json!({"tool": "hash.compute", "arguments": {"text": "abc"}}),
+        )
+        .await;
+    assert_eq!(status, 200, "the MCP pool sends the token too: {called}");
+    seen.push_str(&called.to_string());
+    assert!(!seen.contains(secret), "the token reached the page");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_streamed_chat_arrives_frame_by_frame_with_timings() {
+    let echo = common::echo().await;
+    let inspector = Inspector::start(vec![]).await;
+    let id = inspector.connect(&echo.base_url).await["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let events = inspector
+        .events(
+            &format!("/api/connections/{id}/chat/stream"),
+            chat("echo", "echo-1", "hello there inspector"),
+        )
+        .await;
+    let names: Vec<&str> = events.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(
+        names,
+        ["open", "frame", "frame", "frame", "frame", "end"],
+        "{events:?}"
+    );
+    let first = &events[1].1;
+    assert_eq!(first["index"], 1);
+    assert_eq!(first["gapMs"], Value::Null);
+    assert!(
+        first["data"].as_str().unwrap().contains(r#""text":"hello ""#),
+        "raw data as sent: {first}"
+    );
+    assert_eq!(events[2].1["update"]["contents"][0]["text"], "there ");
+    let end = &events[5].1;
+    assert_eq!(end["text"], "hello there inspector");
+    assert_eq!(end["finishReason"], "stop");
+    assert_eq!(end["usage"]["outputTokens"], 3);
+    assert_eq!(end["frames"], 4);
+    assert_eq!(end["gapsMs"].as_array().map(Vec::len), Some(3));
+    assert!(end["timeToFirstTokenMs"].as_u64().is_some(), "{end}");
+
+    let (status, once) = inspector
+        .post(
+            &format!("/api/connections/{id}/chat"),
+            chat("echo", "echo-1", "not streamed"),
+        )
+        .await;
+    assert_eq!(status, 200, "{once}");
+    assert_eq!(
+        once["response"]["messages"][0]["contents"][0]["text"],
+        "not streamed"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn gaps_reasoning_and_tool_calls_are_measured_and_kept_apart() {
+    let (models, _) = fixtures::models().await;
+    let inspector = Inspector::start(vec![]).await;
+    let id = inspector.connect(&models.base_url).await["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let path = format!("/api/connections/{id}/chat/stream");
+    let events = inspector.events(&path, chat("drip", "drip-1", "go")).await;
+    let end = &events.last().unwrap().1;
+    let gaps: Vec<u64> = end["gapsMs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g.as_u64().unwrap())
+        .collect();
+    assert_eq!(gaps.len(), 10, "{end}");
+    assert!(
+        gaps[..9].iter().all(|g| *g >= 30),
+        "40 ms apart as sent: {gaps:?}"
+    );
+    assert!(end["timeToFirstTokenMs"].as_u64().unwrap() >= 30, "{end}");
+
+    let events = inspector.events(&path, chat("thinker", "think-1", "why")).await;
+    let end = &events.last().unwrap().1;
+    assert_eq!(events.last().unwrap().0, "end");
+    assert_eq!(end["reasoning"], "Let me think. Done thinking.");
+    assert_eq!(end["text"], "The answer is 42.");
+    assert_eq!(
+        end["toolCalls"],
+        json!([{"id": "call-1", "name": "hash_compute", "arguments": {"text": "42"}}])
+    );
+    assert_eq!(end["finishReason"], "toolCalls");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stalled_stream_is_ended_within_its_bound_and_the_provider_stopped() {
+    let (models, ended) = fixtures::models().await;
+    let inspector = Inspector::start(vec![]).await;
+    let id = inspector.connect(&models.base_url).await["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let started = Instant::now();
+    let mut body = chat("stall", "stall-1", "go");
+    body["stallSeconds"] = json!(0.5);
+    let events = inspector
+        .events(&format!("/api/connections/{id}/chat/stream"), body)
+        .await;
+    let elapsed = started.elapsed();
+    let (name, failure) = events.last().unwrap();
+    assert_eq!(name, "failure", "{events:?}");
+    assert_eq!(failure["code"], "stream_stalled");
+    assert!(
+        failure["message"]
+            .as_str()
+            .unwrap()
+            .contains("no SSE frame from the extension for 0.5 s"),
+        "{failure}"
+    );
+    assert_eq!(failure["summary"]["text"], "first ");
+    assert!(elapsed < Duration::from_secs(5), "{elapsed:?}");
+    aep_sdk::testing::eventually("the stalled provider's stream is dropped", || {
+        ended.load(Ordering::SeqCst) == 1
+    })
+    .await;
+
+    let (status, bad) = inspector
+        .post(
+            &format!("/api/connections/{id}/chat/stream"),
+            json!({"provider": "stall", "request": {}, "stallSeconds": -1}),
+        )
+        .await;
+    assert_eq!(
+        (status, bad["error"]["code"].clone()),
+        (400, json!("bad_request")),
+        "{bad}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_page_that_goes_away_cancels_the_providers_work() {
+    let (models, ended) = fixtures::models().await;
+    let inspector = Inspector::start(vec![]).await;
+    let id = inspector.connect(&models.base_url).await["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let mut response = inspector
+        .open(
+            &format!("/api/connections/{id}/chat/stream"),
+            chat("stall", "stall-1", "go"),
+        )
+        .await;
+    let seen = read_until(&mut response, "frame").await;
+    assert_eq!(seen[1].1["update"]["contents"][0]["text"], "first ");
+    assert_eq!(ended.load(Ordering::SeqCst), 0);
+    drop(response);
+    aep_sdk::testing::eventually("the provider's stream is dropped after the page left", || {
+        ended.load(Ordering::SeqCst) == 1
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_chat_says_what_the_extension_said() {
+    let echo = common::echo().await;
+    let inspector = Inspector::start(vec![]).await;
+    let id = inspector.connect(&echo.base_url).await["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let (status, error) = inspector
+        .post(
+            &format!("/api/connections/{id}/chat/stream"),
+            chat("nobody", "m", "hi"),
+        )
+        .await;
+    assert_eq!(status, 502, "{error}");
+    assert_eq!(error["error"]["code"], "extension_request_failed");
+    assert!(
+        error["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("HTTP 404, provider_unavailable"),
+        "{error}"
+    );
+    let (status, error) = inspector
+        .post(
+            &format!("/api/connections/{id}/chat"),
+            json!({"provider": "echo", "request": {"messages": 3}}),
+        )
+        .await;
+    assert_eq!(
+        (status, error["error"]["code"].clone()),
+        (400, json!("bad_request")),
+        "{error}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tools_resolve_through_mcp_and_calls_show_their_results() {
+    let utilities = common::utilities().await;
+    let inspector = Inspector::start(vec![]).await;
+    let id = inspector.connect(&utilities.base_url).await["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let (status, listed) = inspector.get(&format!("/api/connections/{id}/tools")).await;
+    assert_eq!(status, 200, "{listed}");
+    assert_eq!(listed["failures"], json!([]));
+    let tools = listed["tools"].as_array().unwrap();
+    let stats = tools
+        .iter()
+        .find(|t| t["id"] == "text.stats")
+        .expect("text.stats");
+    assert_eq!(stats["displayName"], "Text statistics");
+    assert_eq!(stats["metadata"]["category"], "text");
+    assert_eq!(stats["origin"]["mcpTool"], "text_stats");
+    assert_eq!(stats["hints"]["readOnly"], true);
+    assert_eq!(stats["inputSchema"]["properties"]["text"]["type"], "string");
+    assert!(stats["outputSchema"].is_object(), "{stats}");
+
+    let call = format!("/api/connections/{id}/tools/call");
+    let (status, result) = inspector
+        .post(&call, json!({"tool": "text.stats", "arguments": {"text": "two words\nand more", "skip_blank_lines": true}}))
+        .await;
+    assert_eq!(status, 200, "{result}");
+    assert_eq!(
+        result["output"]["structured"],
+        json!({"characters": 18, "words": 4, "lines": 2})
+    );
+    assert_eq!(result["output"]["isError"], false);
+    assert_eq!(result["outputCheck"], json!({"valid": true, "issues": []}));
+    assert!(result["durationMs"].as_f64().unwrap() > 0.0);
+
+    let (_, failed) = inspector
+        .post(
+            &call,
+            json!({"tool": "json.compact", "arguments": {"json": "{nope"}}),
+        )
+        .await;
+    assert_eq!(failed["output"]["isError"], true, "{failed}");
+    assert!(
+        failed["output"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("not valid JSON")
+    );
+
+    let (status, invalid) = inspector
+        .post(
+            &call,
+            json!({"tool": "text.case", "arguments": {"text": "x", "case": "sideways"}}),
+        )
+        .await;
+    assert_eq!(status, 422, "{invalid}");
+    assert_eq!(invalid["error"]["code"], "invalid_arguments");
+    assert!(
+        invalid["error"]["message"].as_str().unwrap().contains("case"),
+        "{invalid}"
+    );
+
+    let (status, unknown) = inspector.post(&call, json!({"tool": "nope"})).await;
+    assert_eq!(
+        (status, unknown["error"]["code"].clone()),
+        (404, json!("tool_not_found")),
+        "{unknown}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_conformance_suite_runs_with_progress_and_exports() {
+    let utilities = common::utilities().await;
+    let inspector = Inspector::start(vec![]).await;
+    let id = inspector.connect(&utilities.base_url).await["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let (status, none) = inspector
+        .get(&format!("/api/connections/{id}/conformance/report.json"))
+        .await;
+    assert_eq!((status, none["error"]["code"].clone()), (404, json!("no_report")));
+
+    let events = inspector
+        .events(
+            &format!("/api/connections/{id}/conformance"),
+            json!({"only": ["1.discovery", "6.tools"]}),
+        )
+        .await;
+    let (last, report) = events.last().unwrap();
+    assert_eq!(last, "report", "{events:?}");
+    assert_eq!(report["success"], true, "{report}");
+    let results = report["results"].as_array().unwrap();
+    assert!(
+        results
+            .iter()
+            .any(|r| r["id"] == "1.discovery.v1" && r["status"] == "passed"),
+        "{report}"
+    );
+    assert!(
+        results
+            .iter()
+            .all(|r| r["level"].is_string() && r["section"].is_string())
+    );
+    let progress: Vec<&Value> = events
+        .iter()
+        .filter(|(n, _)| n == "progress")
+        .map(|(_, d)| d)
+        .collect();
+    assert_eq!(progress.len(), results.len() * 2, "a start and a done per check");
+    assert_eq!(progress[0]["status"], Value::Null);
+    assert_eq!(progress[1]["status"], "passed");
+
+    let (status, exported) = inspector
+        .get(&format!("/api/connections/{id}/conformance/report.json"))
+        .await;
+    assert_eq!(status, 200);
+    assert_eq!(exported["results"], report["results"]);
+    let junit = inspector
+        .http
+        .get(format!(
+            "{}/api/connections/{id}/conformance/report.xml",
+            inspector.url
+        ))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(junit.headers()["content-type"], "application/xml");
+    assert!(junit.text().await.unwrap().contains("<testsuite"));
+
+    let (status, bad) = inspector
+        .post(
+            &format!("/api/connections/{id}/conformance"),
+            json!({"only": ["9.nothing"]}),
+        )
+        .await;
+    assert_eq!(status, 400, "{bad}");
+    assert!(bad["error"]["message"].as_str().unwrap().contains("9.nothing"));
+}
+
+async fn refused(inspector: &Inspector, url: &str) -> Value {
+    let started = Instant::now();
+    let (status, body) = inspector.post("/api/connections", json!({"url": url})).await;
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "bounded: {:?}",
+        started.elapsed()
+    );
+    assert!(status >= 400, "{url}: {body}");
+    body["error"].clone()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_input_gets_a_clear_message() {
+    let inspector = Inspector::start(vec![]).await;
+    let unreachable = fixtures::unreachable_url().await;
+    let error = refused(&inspector, &unreachable).await;
+    assert_eq!(error["code"], "extension_unreachable", "{error}");
+    assert!(
+        error["message"]
+            .as_str()
+            .unwrap()
+            .starts_with(&format!("could not reach {unreachable}/.well-known/aep")),
+        "{error}"
+    );
+
+    let not_aep = fixtures::not_aep().await;
+    let error = refused(&inspector, &not_aep.base_url).await;
+    assert_eq!(error["code"], "not_an_aep_extension", "{error}");
+    assert!(error["message"].as_str().unwrap().contains("HTTP 404"), "{error}");
+
+    let html = fixtures::html_error_page().await;
+    let error = refused(&inspector, &html.base_url).await;
+    assert_eq!(error["code"], "not_an_aep_extension", "{error}");
+    assert!(
+        error["message"]
+            .as_str()
+            .unwrap()
+            .contains("HTTP 502 with an HTML page (\"502 Bad Gateway\")"),
+        "{error}"
+    );
+
+    let invalid = fixtures::invalid_manifest().await;
+    let error = refused(&inspector, &invalid.base_url).await;
+    assert_eq!(error["code"], "aep_descriptor_invalid", "{error}");
+    assert!(
+        error["details"].as_array().unwrap().len() >= 2,
+        "each problem on its own line: {error}"
+    );
+
+    let error = refused(&inspector, "ftp://example.com").await;
+    assert_eq!(error["code"], "endpoint_invalid", "{error}");
+    let error = refused(&inspector, "http://user:pw@127.0.0.1:1").await;
+    assert!(
+        !error["message"].as_str().unwrap().contains("pw"),
+        "credentials not repeated: {error}"
+    );
+    let error = refused(&inspector, " ").await;
+    assert_eq!(error["code"], "bad_request");
+
+    let response = inspector
+        .http
+        .post(format!("{}/api/connections", inspector.url))
+        .header("content-type", "application/json")
+        .body("{not json")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 400);
+    let body: Value = response.json().await.unwrap();
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("request body:"),
+        "{body}"
+    );
+    let (status, body) = inspector.get("/api/nothing-here").await;
+    assert_eq!((status, body["error"]["code"].clone()), (404, json!("not_found")));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn other_origins_cannot_drive_the_inspector() {
+    let inspector = Inspector::start(vec!["http://127.0.0.1:8710".into()]).await;
+    let api = format!("{}/api/connections", inspector.url);
+    let foreign = inspector
+        .http
+        .post(&api)
+        .header("origin", "http://evil.example")
+        .json(&json!({"url": "http://127.0.0.1:1"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(foreign.status(), 403);
+    let rebound = inspector
+        .http
+        .get(&api)
+        .header("host", "evil.example:8720")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(rebound.status(), 403);
+    let simple = inspector
+        .http
+        .post(&api)
+        .header("content-type", "text/plain")
+        .body(r#"{"url":"http://127.0.0.1:1"}"#)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(simple.status(), 415);
+    let own = inspector
+        .http
+        .get(&api)
+        .header("origin", inspector.url.clone())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(own.status(), 200);
+    let (_, config) = inspector.get("/api/config").await;
+    assert_eq!(config["urls"], json!(["http://127.0.0.1:8710"]));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_page_is_served_from_the_binary() {
+    let inspector = Inspector::start(vec![]).await;
+    for (path, kind) in [
+        ("/", "text/html"),
+        ("/app.js", "text/javascript"),
+        ("/app.css", "text/css"),
+        ("/favicon.ico", "image/svg+xml"),
+    ] {
+        let response = inspector
+            .http
+            .get(format!("{}{path}", inspector.url))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 200, "{path}");
+        assert!(
+            response.headers()["content-type"]
+                .to_str()
+                .unwrap()
+                .starts_with(kind),
+            "{path}"
+        );
+        assert!(
+            response.headers()["content-security-policy"]
+                .to_str()
+                .unwrap()
+                .contains("default-src 'self'")
+        );
+    }
+    let page = inspector
+        .http
+        .get(&inspector.url)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(page.contains(r#"<script src="/app.js" defer></script>"#));
+    assert!(
+        !page.contains("http://") || !page.contains("<script src=\"http"),
+        "no CDN"
+    );
+}

@@ -1,0 +1,142 @@
+//! Fixture servers: a model extension with a slow, a stalling and a thinking provider
+//! (counting how many of its streams were dropped), and servers that are not AEP.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use aep_sdk::prelude::*;
+use aep_sdk::server::BearerAuth;
+use aep_sdk::testing::{TestServer, spawn};
+use axum::http::{StatusCode, header};
+use axum::response::IntoResponse;
+use axum::routing::get;
+
+/// Counts streams dropped before they finished.
+struct DropGuard(Arc<AtomicUsize>);
+
+impl Drop for DropGuard {
+    fn drop(&mut self) {
+        self.0.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+/// A model extension for the playground's tests.
+#[derive(Clone, Default)]
+pub struct Models {
+    /// Streams of `stall` and `drip` that ended (finished or dropped).
+    pub ended: Arc<AtomicUsize>,
+}
+
+#[aep_extension(id = "test.models", name = "Test models", version = "0.1.0")]
+impl Models {
+    /// Ten words, 40 ms apart.
+    #[model_provider(id = "drip", models = ["drip-1"])]
+    async fn drip(&self, _request: ChatRequest) -> Result<ChatStream, AepError> {
+        let ended = self.ended.clone();
+        Ok(chat_stream! {
+            let _guard = DropGuard(ended);
+            for i in 0..10 {
+                tokio::time::sleep(Duration::from_millis(40)).await;
+                yield ChatUpdate::text(format!("w{i} "));
+            }
+            yield ChatUpdate::finish(FinishReason::Stop).with_usage(Usage::new(3, 10));
+        })
+    }
+
+    /// One word, then nothing for an hour.
+    #[model_provider(id = "stall", models = ["stall-1"])]
+    async fn stall(&self, _request: ChatRequest) -> Result<ChatStream, AepError> {
+        let ended = self.ended.clone();
+        Ok(chat_stream! {
+            let _guard = DropGuard(ended);
+            yield ChatUpdate::text("first ");
+            tokio::time::sleep(Duration::from_secs(3600)).await;
+            yield ChatUpdate::text("never");
+        })
+    }
+
+    /// Reasoning, then text, then a tool call.
+    #[model_provider(id = "thinker", models = ["think-1"], thinking, tools)]
+    async fn thinker(&self, _request: ChatRequest) -> Result<ChatStream, AepError> {
+        Ok(chat_stream! {
+            yield ChatUpdate::reasoning("Let me think. ");
+            yield ChatUpdate::reasoning("Done thinking.");
+            yield ChatUpdate::text("The answer is 42.");
+            yield ChatUpdate::tool_call("call-1", "hash_compute", serde_json::json!({"text": "42"}));
+            yield ChatUpdate::finish(FinishReason::ToolCalls).with_usage(Usage::new(5, 7));
+        })
+    }
+}
+
+/// [`Models`] on a loopback port, with its drop counter.
+pub async fn models() -> (TestServer, Arc<AtomicUsize>) {
+    let models = Models::default();
+    let ended = models.ended.clone();
+    (spawn(models.into_extension().unwrap().router()).await, ended)
+}
+
+/// The utilities extension requiring `Authorization: Bearer <token>`.
+pub async fn utilities_with_token(token: &str) -> TestServer {
+    let extension = aep_utilities::Utilities
+        .extension_builder()
+        .bearer_auth(BearerAuth::new(token))
+        .build()
+        .unwrap();
+    spawn(extension.router()).await
+}
+
+/// A web server that is not an AEP extension: JSON on `/`, 404 elsewhere.
+pub async fn not_aep() -> TestServer {
+    let router = axum::Router::new()
+        .route(
+            "/",
+            get(|| async { axum::Json(serde_json::json!({"hello": "world"})) }),
+        )
+        .fallback(|| async { (StatusCode::NOT_FOUND, "Not Found") });
+    spawn(router).await
+}
+
+/// A server answering every path with an HTML error page, as a proxy in front of a
+/// dead extension does.
+pub async fn html_error_page() -> TestServer {
+    let router = axum::Router::new().fallback(|| async {
+        (
+            StatusCode::BAD_GATEWAY,
+            [(header::CONTENT_TYPE, "text/html")],
+            "<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway</h1><hr>nginx</body></html>",
+        )
+            .into_response()
+    });
+    spawn(router).await
+}
+
+/// A server whose manifest breaks the rules: a tool mapped to an undeclared MCP server,
+/// and two tools with one id.
+pub async fn invalid_manifest() -> TestServer {
+    let manifest = serde_json::json!({
+        "protocolVersion": "2026-08-01",
+        "extension": {"id": "test.broken", "name": "Broken", "version": "1.0.0"},
+        "capabilities": {"aep.health": {"version": "1.0", "endpoint": "/aep/health"}, "aep.tools": {"version": "1.0"}},
+        "contributions": {"modelProviders": [], "tools": [
+            {"id": "t", "displayName": "T", "mcp": {"server": "nowhere", "tool": "t"}},
+            {"id": "t", "displayName": "T again", "mcp": {"server": "nowhere", "tool": "u"}}
+        ]}
+    });
+    let router = axum::Router::new().route(
+        "/.well-known/aep",
+        get(move || {
+            let manifest = manifest.clone();
+            async move { axum::Json(manifest) }
+        }),
+    );
+    spawn(router).await
+}
+
+/// A port nothing listens on.
+pub async fn unreachable_url() -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    drop(listener);
+    format!("http://127.0.0.1:{port}")
+}
