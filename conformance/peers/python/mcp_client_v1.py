@@ -44,6 +44,9 @@ async def run(ns) -> int:
             for name, arguments in common.plan(
                 [(t.name, t.inputSchema, bool(t.annotations and t.annotations.readOnlyHint)) for t in tools], ns):
                 tool_error |= common.emit(name, arguments, await session.call_tool(name, arguments))
+            # Log messages travel on the session's GET stream (rmcp), so they may trail a
+            # result: listen a moment before closing, or the client logs an error for them.
+            await asyncio.sleep(0.2)
     # Leaving the contexts sends DELETE to end the session; a failure there is only logged.
     return 2 if tool_error else 0
 

@@ -46,6 +46,9 @@ async def run(ns) -> int:
         for name, arguments in common.plan(
                 [(t.name, t.input_schema, bool(t.annotations and t.annotations.read_only_hint)) for t in tools], ns):
             tool_error |= common.emit(name, arguments, await client.call_tool(name, arguments))
+        # Log messages travel on the session's GET stream (rmcp), so they may trail a
+        # result: listen a moment before closing, or the client logs an error for them.
+        await asyncio.sleep(0.2)
     return 2 if tool_error else 0
 
 
