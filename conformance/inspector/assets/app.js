@@ -447,7 +447,7 @@ class Playground {
     this.send = h('button', { type: 'submit' }, 'Send');
     this.cancelButton = h('button', { type: 'button', disabled: true, onclick: () => this.cancel() }, 'Cancel');
     this.newChat = h('button', { type: 'button', onclick: () => { this.history = []; this.renderHistory(); } }, 'New conversation');
-    this.status = h('p', { class: 'status', role: 'status', 'aria-live': 'polite' });
+    this.status = h('p', { class: 'status', role: 'status', 'aria-live': 'polite', 'aria-label': 'Chat status' });
     this.errorArea = h('div', { hidden: true });
     this.transcript = h('ol', { class: 'transcript', 'aria-label': 'Conversation' });
     this.text = h('pre', { class: 'answer', 'aria-label': 'Response text', tabindex: '0' });
@@ -612,7 +612,7 @@ class Playground {
     });
     if (!ended) throw new ApiError({ code: 'invalid_response', message: 'the Inspector ended the stream without a summary' });
     this.showStats(ended);
-    this.status.textContent = `Stream finished: ${ended.frames} frames in ${ended.totalMs} ms, finish reason ${ended.finishReason}.`;
+    this.status.textContent = `Stream finished: ${ended.frames} frames in ${ended.totalMs.toFixed(1)} ms, finish reason ${ended.finishReason}.`;
   }
 
   addFrame(frame) {
@@ -642,7 +642,7 @@ class Playground {
     ];
     if (s.gapsMs && s.gapsMs.length) {
       const max = Math.max(...s.gapsMs);
-      pairs.push(['Inter-frame gaps', `${s.gapsMs.length} gaps, largest ${max} ms, mean ${(s.gapsMs.reduce((a, b) => a + b, 0) / s.gapsMs.length).toFixed(1)} ms`]);
+      pairs.push(['Inter-frame gaps', `${s.gapsMs.length} gaps, largest ${max.toFixed(2)} ms, mean ${(s.gapsMs.reduce((a, b) => a + b, 0) / s.gapsMs.length).toFixed(2)} ms`]);
       this.chart.replaceChildren(gapChart(s.gapsMs));
     }
     this.stats.replaceChildren(...pairs.flatMap(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]));
@@ -662,7 +662,7 @@ function gapChart(gaps) {
   const svg = document.createElementNS(ns, 'svg');
   svg.setAttribute('viewBox', `0 0 ${width} ${height}`);
   svg.setAttribute('role', 'img');
-  svg.setAttribute('aria-label', `Inter-frame gaps chart: ${gaps.length} gaps, largest ${max} ms`);
+  svg.setAttribute('aria-label', `Inter-frame gaps chart: ${gaps.length} gaps, largest ${max.toFixed(2)} ms`);
   gaps.forEach((gap, i) => {
     const rect = document.createElementNS(ns, 'rect');
     const hgt = Math.max(1, (gap / max) * (height - 2));
@@ -679,23 +679,37 @@ function gapChart(gaps) {
 }
 
 // ---- Tools ----------------------------------------------------------------------------------
-// The JSON Schema type of a property, with null (optional) taken out.
+// The values a schema allows when it lists them: `enum`, or `oneOf`/`anyOf` branches that
+// are each one `const` (or one-value `enum`), as schemars writes documented enum variants.
+// Each is {value, label}.
+function choicesOf(schema) {
+  if (Array.isArray(schema.enum)) return schema.enum.filter((v) => v !== null).map((v) => ({ value: v, label: String(v) }));
+  for (const key of ['oneOf', 'anyOf']) {
+    const branches = (schema[key] || []).filter((b) => b.type !== 'null');
+    if (!branches.length) continue;
+    const single = branches.map((b) => ('const' in b ? [b.const] : Array.isArray(b.enum) && b.enum.length === 1 ? b.enum : null));
+    if (single.every(Boolean)) {
+      return single.map(([v], i) => ({ value: v, label: branches[i].description ? `${v} — ${branches[i].description}` : String(v) }));
+    }
+    if (branches.length === 1) return choicesOf(branches[0]);
+  }
+  return null;
+}
+
+// The form control kind of a property: enum, boolean, integer, number, string, or json
+// (arrays, objects, unions: edited as JSON), with null (optional) taken out.
 function schemaType(schema) {
+  if (choicesOf(schema)) return 'enum';
   let type = schema.type;
-  if (Array.isArray(type)) type = type.filter((t) => t !== 'null').length === 1 ? type.find((t) => t !== 'null') : null;
+  if (Array.isArray(type)) {
+    const rest = type.filter((t) => t !== 'null');
+    type = rest.length === 1 ? rest[0] : null;
+  }
   if (!type && Array.isArray(schema.anyOf)) {
     const rest = schema.anyOf.filter((s) => s.type !== 'null');
     if (rest.length === 1) return schemaType(rest[0]);
   }
-  if (!type && Array.isArray(schema.enum)) return 'enum';
-  if (Array.isArray(schema.enum)) return 'enum';
-  return type || 'json';
-}
-
-function enumOf(schema) {
-  if (Array.isArray(schema.enum)) return schema.enum;
-  if (Array.isArray(schema.anyOf)) for (const s of schema.anyOf) if (Array.isArray(s.enum)) return s.enum;
-  return [];
+  return ['boolean', 'integer', 'number', 'string'].includes(type) ? type : 'json';
 }
 
 class ToolForm {
@@ -713,11 +727,12 @@ class ToolForm {
       const isRequired = required.has(name);
       const id = `${prefix}-arg-${i}`;
       const label = `${name}${isRequired ? ' (required)' : ' (optional)'}`;
-      const hint = [prop.description, type === 'json' || type === 'array' || type === 'object' ? `JSON ${type === 'json' ? 'value' : type}` : ''].filter(Boolean).join(' · ');
+      const jsonKind = Array.isArray(prop.type) ? prop.type.join(' or ') : prop.type || 'value';
+      const hint = [prop.description, type === 'json' ? `JSON ${jsonKind}` : ''].filter(Boolean).join(' · ');
       let control;
       if (type === 'enum') {
         control = h('select', {}, isRequired ? null : h('option', { value: '' }, '(not set)'),
-          enumOf(prop).map((v) => h('option', { value: JSON.stringify(v) }, String(v))));
+          choicesOf(prop).map((c) => h('option', { value: String(c.value) }, c.label)));
       } else if (type === 'boolean' && isRequired) {
         control = h('input', { type: 'checkbox' });
       } else if (type === 'boolean') {
@@ -738,7 +753,7 @@ class ToolForm {
       control.id = id;
       wrap.append(error);
       this.root.append(wrap);
-      this.inputs.push({ name, type, isRequired, control, error });
+      this.inputs.push({ name, type, isRequired, control, error, choices: type === 'enum' ? choicesOf(prop) : null });
     });
   }
 
@@ -746,7 +761,7 @@ class ToolForm {
   values() {
     const args = {};
     let ok = true;
-    for (const { name, type, isRequired, control, error } of this.inputs) {
+    for (const { name, type, isRequired, control, error, choices } of this.inputs) {
       error.textContent = '';
       control.removeAttribute('aria-invalid');
       const fail = (message) => {
@@ -764,7 +779,7 @@ class ToolForm {
         else if (isRequired) args[name] = '';
         continue;
       }
-      if (type === 'enum') args[name] = JSON.parse(raw);
+      if (type === 'enum') args[name] = choices.find((c) => String(c.value) === raw).value;
       else if (type === 'boolean') args[name] = raw === 'true';
       else if (type === 'integer' || type === 'number') {
         const n = Number(raw);
@@ -783,8 +798,7 @@ class ToolForm {
       const v = args[name];
       if (control.type === 'checkbox') control.checked = v === true;
       else if (v === undefined) control.value = '';
-      else if (type === 'enum') control.value = JSON.stringify(v);
-      else if (type === 'string' || type === 'integer' || type === 'number' || type === 'boolean') control.value = String(v);
+      else if (['enum', 'string', 'integer', 'number', 'boolean'].includes(type)) control.value = String(v);
       else control.value = JSON.stringify(v);
     }
   }
@@ -807,7 +821,7 @@ class Tools {
     this.jsonField.hidden = true;
     this.callButton = h('button', { type: 'submit' }, 'Call tool');
     this.cancelButton = h('button', { type: 'button', disabled: true, onclick: () => this.running && this.running.abort() }, 'Cancel call');
-    this.status = h('p', { class: 'status', role: 'status', 'aria-live': 'polite' });
+    this.status = h('p', { class: 'status', role: 'status', 'aria-live': 'polite', 'aria-label': 'Tool call status' });
     this.result = h('div', { class: 'tool-result', 'aria-label': 'Tool result', role: 'region' });
     this.listArea = h('div', {}, h('p', { role: 'status' }, 'Resolving tools through AEP → MCP…'));
     panel.append(this.listArea);
@@ -947,7 +961,7 @@ class Conformance {
     this.runButton = h('button', { type: 'submit' }, 'Run conformance suite');
     this.cancelButton = h('button', { type: 'button', disabled: true, onclick: () => this.cancel() }, 'Cancel run');
     this.progress = h('progress', { max: '1', value: '0', 'aria-label': 'Conformance progress' });
-    this.status = h('p', { class: 'status', role: 'status', 'aria-live': 'polite' });
+    this.status = h('p', { class: 'status', role: 'status', 'aria-live': 'polite', 'aria-label': 'Conformance status' });
     this.errorArea = h('div', { hidden: true });
     this.exports = h('p', { class: 'exports', hidden: true },
       h('a', { href: `${ws.base}/conformance/report.json`, download: 'aep-conformance.json' }, 'Export JSON'), ' · ',

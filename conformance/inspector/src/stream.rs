@@ -27,8 +27,8 @@ use crate::sse;
 #[derive(Debug, Default)]
 struct Summary {
     frames: usize,
-    first_token_ms: Option<u64>,
-    gaps_ms: Vec<u64>,
+    first_token_ms: Option<f64>,
+    gaps_ms: Vec<f64>,
     text: String,
     reasoning: String,
     tool_calls: Vec<Value>,
@@ -39,7 +39,7 @@ struct Summary {
 }
 
 impl Summary {
-    fn add(&mut self, update: &ChatUpdate, at_ms: u64) {
+    fn add(&mut self, update: &ChatUpdate, at_ms: f64) {
         for content in &update.contents {
             if let Some(reasoning) = content.as_reasoning() {
                 self.reasoning.push_str(reasoning);
@@ -72,7 +72,7 @@ impl Summary {
         }
     }
 
-    fn to_json(&self, total_ms: u64) -> Value {
+    fn to_json(&self, total_ms: f64) -> Value {
         json!({
             "frames": self.frames,
             "totalMs": total_ms,
@@ -87,6 +87,11 @@ impl Summary {
             "error": self.error,
         })
     }
+}
+
+/// Milliseconds with two decimals (timings of frames on loopback are sub-millisecond).
+fn millis(duration: Duration) -> f64 {
+    (duration.as_secs_f64() * 100_000.0).round() / 100.0
 }
 
 type Body = Pin<Box<dyn Stream<Item = reqwest::Result<Bytes>> + Send>>;
@@ -104,8 +109,8 @@ struct State {
 }
 
 impl State {
-    fn ms(&self) -> u64 {
-        self.started.elapsed().as_millis() as u64
+    fn ms(&self) -> f64 {
+        millis(self.started.elapsed())
     }
 
     fn failure(&mut self, code: &str, message: String) -> Bytes {
@@ -119,11 +124,11 @@ impl State {
 
     fn frame(&mut self, data: String) -> Bytes {
         let now = Instant::now();
-        let at_ms = now.duration_since(self.started).as_millis() as u64;
+        let at_ms = millis(now.duration_since(self.started));
         let gap_ms = if self.summary.frames == 0 {
             None
         } else {
-            Some(now.duration_since(self.last_frame).as_millis() as u64)
+            Some(millis(now.duration_since(self.last_frame)))
         };
         self.last_frame = now;
         if let Some(gap) = gap_ms {

@@ -188,7 +188,7 @@ async fn a_streamed_chat_arrives_frame_by_frame_with_timings() {
     assert_eq!(end["usage"]["outputTokens"], 3);
     assert_eq!(end["frames"], 4);
     assert_eq!(end["gapsMs"].as_array().map(Vec::len), Some(3));
-    assert!(end["timeToFirstTokenMs"].as_u64().is_some(), "{end}");
+    assert!(end["timeToFirstTokenMs"].as_f64().is_some(), "{end}");
 
     let (status, once) = inspector
         .post(
@@ -214,18 +214,18 @@ async fn gaps_reasoning_and_tool_calls_are_measured_and_kept_apart() {
     let path = format!("/api/connections/{id}/chat/stream");
     let events = inspector.events(&path, chat("drip", "drip-1", "go")).await;
     let end = &events.last().unwrap().1;
-    let gaps: Vec<u64> = end["gapsMs"]
+    let gaps: Vec<f64> = end["gapsMs"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|g| g.as_u64().unwrap())
+        .map(|g| g.as_f64().unwrap())
         .collect();
     assert_eq!(gaps.len(), 10, "{end}");
     assert!(
-        gaps[..9].iter().all(|g| *g >= 30),
+        gaps[..9].iter().all(|g| *g >= 30.0),
         "40 ms apart as sent: {gaps:?}"
     );
-    assert!(end["timeToFirstTokenMs"].as_u64().unwrap() >= 30, "{end}");
+    assert!(end["timeToFirstTokenMs"].as_f64().unwrap() >= 30.0, "{end}");
 
     let events = inspector.events(&path, chat("thinker", "think-1", "why")).await;
     let end = &events.last().unwrap().1;

@@ -1,0 +1,299 @@
+// The AEP Inspector in a real browser: Debian's headless Chromium driven by
+// playwright-core, the page driven by role and label only (no CSS selectors).
+//
+//   node inspector_browser.mjs CONFIG_JSON
+//
+// CONFIG_JSON: {"inspector": URL, "utilities": URL, "echo": URL, "models": URL,
+//   "unreachable": URL, "notAep": URL, "html": URL, "invalid": URL, "screenshots": DIR}
+// (started by tests/browser.rs). Walks every screen: connect two extensions side by side
+// from the page address, the overview, a streamed chat with its frames and timings, a
+// cancelled stream, a stalled stream, tool calls through generated forms (and a field
+// error), the conformance suite, keyboard navigation of the tabs, each bad input, and
+// disconnecting. Writes a screenshot of each screen.
+//
+// stdout: ONE JSON object {"chromium": version, "steps": [{name, ms}], "screenshots": [...]}.
+// Exit 0 when every step passed; 1 when one did not (stderr says which and why);
+// 2 on a harness failure (playwright-core or Chromium missing, 240 s overall).
+import fs from 'node:fs';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+
+const CHROMIUM = process.env.AEP_CHROMIUM || '/usr/bin/chromium';
+const CHROMIUM_ARGS = [
+  '--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
+  '--disable-component-update', '--disable-sync', '--no-first-run',
+];
+const SCRIPT_BUDGET_MS = 240_000;
+const STEP_MS = 15_000; // default bound on one expectation
+
+function fail(code, msg) {
+  process.stderr.write(`inspector_browser: ${msg}\n`);
+  process.exit(code);
+}
+
+function loadPlaywright() {
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  const bases = [import.meta.url];
+  for (const dir of [process.env.AEP_PEERS_DIR, path.resolve(here, '../../../target/peers')]) {
+    if (dir) bases.push(path.join(dir, 'npm', 'package.json'));
+  }
+  for (const base of bases) {
+    try {
+      return createRequire(base)('playwright-core');
+    } catch (e) {
+      if (e.code !== 'MODULE_NOT_FOUND') throw e;
+    }
+  }
+  return fail(2, 'playwright-core not found (run conformance/peers/install.sh)');
+}
+
+let config;
+try {
+  config = JSON.parse(process.argv[2] || '');
+} catch {
+  fail(2, 'usage: inspector_browser.mjs CONFIG_JSON');
+}
+if (!fs.existsSync(CHROMIUM)) fail(2, `${CHROMIUM} not found (apt-get install chromium)`);
+const { chromium } = loadPlaywright();
+fs.mkdirSync(config.screenshots, { recursive: true });
+
+let browser = null;
+const watchdog = setTimeout(async () => {
+  process.stderr.write(`inspector_browser: gave up after ${SCRIPT_BUDGET_MS / 1000} s\n`);
+  if (browser) await browser.close().catch(() => {});
+  process.exit(2);
+}, SCRIPT_BUDGET_MS);
+
+class StepFailed extends Error {}
+const steps = [];
+const screenshots = [];
+
+async function step(name, body) {
+  const started = Date.now();
+  try {
+    await body();
+  } catch (e) {
+    throw new StepFailed(`step "${name}": ${e.message.split('\n').slice(0, 6).join(' | ')}`);
+  }
+  steps.push({ name, ms: Date.now() - started });
+}
+
+async function shot(page, name) {
+  const file = path.join(config.screenshots, `${name}.png`);
+  await page.screenshot({ path: file, fullPage: true });
+  screenshots.push(file);
+}
+
+async function expectText(locator, pattern, timeout = STEP_MS) {
+  const deadline = Date.now() + timeout;
+  let last = '';
+  while (Date.now() < deadline) {
+    last = (await locator.textContent({ timeout: Math.max(1, deadline - Date.now()) }).catch(() => '')) || '';
+    if (typeof pattern === 'string' ? last.includes(pattern) : pattern.test(last)) return last;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`expected ${pattern} in ${locator}, last saw: ${JSON.stringify(last.slice(0, 400))}`);
+}
+
+async function expectCount(locator, count, timeout = STEP_MS) {
+  const deadline = Date.now() + timeout;
+  let n = -1;
+  while (Date.now() < deadline) {
+    n = await locator.count();
+    if (n === count) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`expected ${count} of ${locator}, found ${n}`);
+}
+
+function region(page, name) {
+  return page.getByRole('region', { name: new RegExp(`^${name} at `) });
+}
+
+async function connectByForm(page, url) {
+  await page.getByLabel('Extension URL', { exact: true }).fill(url);
+  await page.getByRole('button', { name: 'Connect', exact: true }).click();
+}
+
+async function main() {
+  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, timeout: 30_000 });
+  const context = await browser.newContext({ viewport: { width: 1500, height: 1000 } });
+  const page = await context.newPage();
+  const pageErrors = [];
+  page.on('pageerror', (e) => pageErrors.push(String(e)));
+  page.on('console', (m) => {
+    // A refused /api call is logged by Chromium itself ("Failed to load resource");
+    // anything else logged as an error is the page's fault.
+    if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) pageErrors.push(m.text());
+  });
+
+  const address = `${config.inspector}/?url=${encodeURIComponent(config.utilities)}&url=${encodeURIComponent(config.echo)}`;
+  const utilities = region(page, 'Utilities');
+  const echo = region(page, 'Echo');
+
+  await step('open two extensions side by side from the page address', async () => {
+    await page.goto(address, { waitUntil: 'load', timeout: STEP_MS });
+    await expectCount(page.getByRole('region', { name: / at http/ }), 2);
+    await expectText(page.getByRole('status', { name: 'Connection status' }), 'Connected to');
+  });
+
+  await step('overview: identity, contributions, health, raw manifests and their diff', async () => {
+    await expectText(utilities.getByRole('table', { name: 'Tool contributions' }), 'hash.compute');
+    await expectText(utilities.getByRole('table', { name: 'MCP servers' }), 'utilities');
+    await expectText(utilities.getByRole('table', { name: 'Health status' }), 'available');
+    await expectText(utilities.getByRole('table', { name: 'Differences between the revisions' }), '/protocolVersion');
+    await expectText(utilities.getByLabel('Raw manifest 1.0', { exact: true }), '"protocolVersion": "1.0"');
+    await expectText(echo.getByRole('table', { name: 'Model providers' }), 'echo-1');
+    await utilities.getByRole('button', { name: 'Refresh health' }).click();
+    await expectText(utilities.getByRole('table', { name: 'Health status' }), 'available');
+    await shot(page, 'overview');
+  });
+
+  await step('keyboard: arrow keys move between the screens', async () => {
+    const overviewTab = echo.getByRole('tab', { name: 'Overview' });
+    await overviewTab.focus();
+    await page.keyboard.press('ArrowRight');
+    const playground = echo.getByRole('tab', { name: 'Playground' });
+    if ((await playground.getAttribute('aria-selected')) !== 'true') throw new Error('ArrowRight did not select Playground');
+    const focused = await page.evaluate(() => document.activeElement && document.activeElement.textContent);
+    if (focused !== 'Playground') throw new Error(`focus is on ${focused}`);
+  });
+
+  await step('playground: a streamed chat with its frames, timings and usage', async () => {
+    await echo.getByRole('tab', { name: 'Playground' }).click();
+    await expectText(echo.getByLabel('Provider', { exact: true }), 'Echo (echo)');
+    const model = echo.getByLabel('Model', { exact: true });
+    const deadline = Date.now() + STEP_MS;
+    while ((await model.inputValue()) !== 'echo-1' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    await echo.getByLabel('Message', { exact: true }).fill('hello from chromium');
+    await echo.getByRole('button', { name: 'Send' }).click();
+    await expectText(echo.getByRole('status', { name: 'Chat status' }), /Stream finished: 4 frames in [\d.]+ ms, finish reason stop/);
+    await expectText(echo.getByLabel('Response text'), 'hello from chromium');
+    await expectCount(echo.getByRole('table', { name: 'Frames as the extension sent them' }).getByRole('row'), 5);
+    const stats = await expectText(echo.getByLabel('Stream statistics'), 'Time to first token');
+    for (const want of ['stop', 'echo-1', '3 in, 3 out', 'Inter-frame gaps']) {
+      if (!stats.includes(want)) throw new Error(`statistics lack ${want}: ${stats}`);
+    }
+    await echo.getByRole('img', { name: /Inter-frame gaps chart/ }).waitFor({ timeout: STEP_MS });
+    await expectText(echo.getByRole('list', { name: 'Conversation' }), 'assistant: hello from chromium');
+    await shot(page, 'playground');
+  });
+
+  const models = region(page, 'Test models');
+  await step('connect a third extension with the form', async () => {
+    await connectByForm(page, config.models);
+    await expectCount(page.getByRole('region', { name: / at http/ }), 3);
+    await models.getByRole('tab', { name: 'Playground' }).click();
+    await expectText(models.getByLabel('Provider', { exact: true }), 'stall');
+  });
+
+  await step('playground: cancel a stream', async () => {
+    await models.getByLabel('Provider', { exact: true }).selectOption('stall');
+    await models.getByLabel('Model', { exact: true }).fill('stall-1');
+    await models.getByLabel('Stall bound (s)', { exact: true }).fill('60');
+    await models.getByRole('button', { name: 'Send' }).click();
+    await expectText(models.getByLabel('Response text'), 'first');
+    await models.getByRole('button', { name: 'Cancel', exact: true }).click();
+    await expectText(models.getByRole('status', { name: 'Chat status' }), 'Cancelled after 1 frames.');
+    if (!(await models.getByRole('button', { name: 'Send' }).isEnabled())) throw new Error('Send stays disabled');
+  });
+
+  await step('bad input: a stalled stream ends with a message within its bound', async () => {
+    await models.getByLabel('Stall bound (s)', { exact: true }).fill('1');
+    const started = Date.now();
+    await models.getByRole('button', { name: 'Send' }).click();
+    await expectText(models.getByRole('alert').filter({ hasText: 'stream_stalled' }), 'no SSE frame from the extension for 1 s', 10_000);
+    if (Date.now() - started > 8000) throw new Error(`took ${Date.now() - started} ms`);
+    await shot(page, 'stalled-stream');
+  });
+
+  await step('playground: reasoning and tool calls apart from the text', async () => {
+    await models.getByLabel('Provider', { exact: true }).selectOption('thinker');
+    await models.getByLabel('Model', { exact: true }).fill('think-1');
+    await models.getByLabel('Stall bound (s)', { exact: true }).fill('30');
+    await models.getByRole('button', { name: 'Send' }).click();
+    await expectText(models.getByLabel('Reasoning', { exact: true }), 'Let me think. Done thinking.');
+    await expectText(models.getByLabel('Response text'), 'The answer is 42.');
+    await expectText(models.getByLabel('Tool calls', { exact: true }), '"name":"hash_compute"');
+    await expectText(models.getByLabel('Stream statistics'), 'toolCalls');
+  });
+
+  await step('tools: a call through the generated form shows the structured result', async () => {
+    await utilities.getByRole('tab', { name: 'Tools' }).click();
+    const tool = utilities.getByLabel('Tool', { exact: true });
+    await expectText(tool, 'Text statistics (text.stats)');
+    await tool.selectOption('text.stats');
+    await utilities.getByLabel('text (required)', { exact: true }).fill('two words\n\nand more');
+    await utilities.getByLabel('skip_blank_lines (optional)', { exact: true }).selectOption('true');
+    await utilities.getByRole('button', { name: 'Call tool' }).click();
+    await expectText(utilities.getByLabel('Structured content', { exact: true }), '"lines": 2');
+    await expectText(utilities.getByRole('region', { name: 'Tool result' }), 'valid against the output schema');
+    await expectText(utilities.getByRole('region', { name: 'Tool result' }), 'false');
+    await utilities.getByLabel('Edit arguments as JSON').check();
+    const json = await utilities.getByLabel('Arguments (JSON)').inputValue();
+    if (!json.includes('"skip_blank_lines": true')) throw new Error(`JSON mode shows ${json}`);
+    await shot(page, 'tools');
+  });
+
+  await step('tools: an enum from a select, and a required field left empty', async () => {
+    await utilities.getByLabel('Tool', { exact: true }).selectOption('text.case');
+    await utilities.getByLabel('text (required)', { exact: true }).fill('abc');
+    await utilities.getByLabel('case (required)', { exact: true }).selectOption('upper');
+    await utilities.getByRole('button', { name: 'Call tool' }).click();
+    await expectText(utilities.getByLabel('Text content', { exact: true }), 'ABC');
+    await utilities.getByLabel('Tool', { exact: true }).selectOption('text.count_slowly');
+    await utilities.getByRole('button', { name: 'Call tool' }).click();
+    await expectText(utilities.getByRole('alert').filter({ hasText: 'required' }), 'to is required');
+    const invalid = await utilities.getByLabel('to (required)', { exact: true }).getAttribute('aria-invalid');
+    if (invalid !== 'true') throw new Error('the empty field is not marked invalid');
+  });
+
+  await step('conformance: run the suite and see it pass', async () => {
+    await utilities.getByRole('tab', { name: 'Conformance' }).click();
+    await utilities.getByRole('button', { name: 'Run conformance suite' }).click();
+    await expectText(utilities.getByRole('status', { name: 'Conformance status' }), /^PASS: \d+ passed, 0 failed/, 120_000);
+    await expectText(utilities.getByRole('table', { name: 'Conformance report' }), '1.discovery.v1');
+    await utilities.getByRole('link', { name: 'Export JUnit' }).waitFor({ timeout: STEP_MS });
+    const max = await utilities.getByRole('progressbar', { name: 'Conformance progress' }).getAttribute('max');
+    if (!(Number(max) > 10)) throw new Error(`progress max ${max}`);
+    await shot(page, 'conformance');
+  });
+
+  const bad = [
+    ['an unreachable URL', config.unreachable, 'extension_unreachable'],
+    ['a server that is not AEP', config.notAep, 'not_an_aep_extension'],
+    ['an HTML error page', config.html, 'HTML page ("502 Bad Gateway")'],
+    ['a manifest that fails validation', config.invalid, 'aep_descriptor_invalid'],
+    ['a URL that is not HTTP', 'ftp://example.com', 'endpoint_invalid'],
+  ];
+  for (const [what, url, message] of bad) {
+    await step(`bad input: ${what}`, async () => {
+      await connectByForm(page, url);
+      await expectText(page.getByRole('alert').filter({ hasText: message }), message, 20_000);
+      await expectText(page.getByRole('status', { name: 'Connection status' }), 'Could not connect');
+      if (what === 'an HTML error page') await shot(page, 'bad-input');
+    });
+  }
+
+  await step('disconnect', async () => {
+    await page.getByRole('button', { name: 'Disconnect Echo' }).click();
+    await expectCount(page.getByRole('region', { name: / at http/ }), 2);
+  });
+
+  if (pageErrors.length) throw new StepFailed(`the page logged errors: ${pageErrors.join(' | ')}`);
+  return { chromium: browser.version(), steps, screenshots };
+}
+
+let code = 0;
+try {
+  const result = await main();
+  process.stdout.write(`${JSON.stringify(result)}\n`);
+} catch (e) {
+  code = e instanceof StepFailed ? 1 : 2;
+  process.stderr.write(`inspector_browser: ${e.message}\n`);
+  process.stdout.write(`${JSON.stringify({ steps, screenshots, failed: e.message })}\n`);
+}
+if (browser) await browser.close().catch(() => {});
+clearTimeout(watchdog);
+process.exitCode = code;
