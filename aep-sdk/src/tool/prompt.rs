@@ -59,7 +59,7 @@ impl<S> PromptDef<S> {
 #[diagnostic::on_unimplemented(
     message = "a `#[prompt]` method cannot return `{Self}`",
     label = "not a prompt's messages",
-    note = "return a `String` (one user message), `Vec<PromptMessage>` or `GetPromptResult`, optionally in a `Result<_, ToolError>`"
+    note = "return a `String` or `&'static str` (one user message), `Vec<PromptMessage>` or `GetPromptResult`, optionally in a `Result<_, ToolError>`"
 )]
 pub trait PromptOutput {
     /// The `prompts/get` result.

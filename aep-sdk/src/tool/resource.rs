@@ -196,7 +196,13 @@ where
         // means its text.
         Some(other) => other.to_string(),
     };
-    text.parse().map(Some).map_err(|error| {
-        ErrorData::invalid_params(format!("argument '{name}': {error} (got '{text}')"), None)
+    text.parse::<T>().map(Some).map_err(|error| {
+        // Say what was sent unless the parser's message already does.
+        let error = error.to_string();
+        let message = match error.contains(&text) {
+            true => format!("argument '{name}': {error}"),
+            false => format!("argument '{name}': {error} (got '{text}')"),
+        };
+        ErrorData::invalid_params(message, None)
     })
 }
