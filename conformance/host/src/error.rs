@@ -48,6 +48,8 @@ pub enum ErrorCode {
     ModelProviderNotFound,
     /// The host configuration (TOML file or flags) is malformed.
     ConfigurationInvalid,
+    /// `aep-host inspect` found no `aep-inspector` binary to run.
+    InspectorNotFound,
 }
 
 impl ErrorCode {
@@ -71,6 +73,7 @@ impl ErrorCode {
             ErrorCode::McpCapabilityMissing => "mcp_capability_missing",
             ErrorCode::ModelProviderNotFound => "model_provider_not_found",
             ErrorCode::ConfigurationInvalid => "configuration_invalid",
+            ErrorCode::InspectorNotFound => "inspector_not_found",
         }
     }
 }

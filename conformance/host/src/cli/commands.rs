@@ -30,6 +30,7 @@ pub async fn run(cli: Cli, out: Out<'_>) -> Result<ExitCode> {
                 .await
                 .map(|_| ExitCode::SUCCESS)
         }
+        Command::Inspect { args } => super::inspect::inspect(args),
         Command::Discover { url, id, json } => discover_command(&cli, out, url, id.as_deref(), *json).await,
         Command::Resources {
             extension,

@@ -10,6 +10,7 @@
 
 mod commands;
 mod host;
+mod inspect;
 mod surface;
 
 use std::path::PathBuf;
@@ -123,6 +124,13 @@ pub enum Command {
         /// What to do.
         #[command(subcommand)]
         action: PromptsAction,
+    },
+    /// Open the AEP Inspector, a web workbench for extensions (runs `aep-inspector` with
+    /// these arguments, e.g. `--listen 127.0.0.1:8720 http://127.0.0.1:8710`).
+    Inspect {
+        /// Arguments for `aep-inspector` (see `aep-inspector --help`).
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
     },
     /// Walk through discovery, tool resolution, MCP calls and a chat with a tool round
     /// trip, with extensions started in-process (no external service needed). With
