@@ -7,7 +7,8 @@
 //   "unreachable": URL, "notAep": URL, "html": URL, "invalid": URL, "screenshots": DIR}
 // (started by tests/browser.rs). Walks every screen: connect two extensions side by side
 // from the page address, the overview, a streamed chat with its frames and timings, a
-// cancelled stream, a stalled stream, tool calls through generated forms (and a field
+// cancelled stream, a stalled stream, option sets (a value refused at its field, a
+// migration), tool calls through generated forms (and a field
 // error), the conformance suite, keyboard navigation of the tabs, each bad input, and
 // disconnecting. Writes a screenshot of each screen.
 //
@@ -217,6 +218,33 @@ async function main() {
     await expectText(models.getByLabel('Response text'), 'The answer is 42.');
     await expectText(models.getByLabel('Tool calls', { exact: true }), '"name":"hash_compute"');
     await expectText(models.getByLabel('Stream statistics'), 'toolCalls');
+  });
+
+  await step('configuration: versions and digests, a value refused at its field, a migration', async () => {
+    await models.getByRole('tab', { name: 'Configuration' }).click();
+    await expectText(models.getByRole('table', { name: 'Option set versions' }), '2 (preferred)');
+    await expectText(models.getByRole('table', { name: 'Option set versions' }), 'matches');
+    await expectText(models.getByRole('table', { name: 'Option sets' }), '1 → 2');
+    if ((await models.getByLabel('Version', { exact: true }).inputValue()) !== '2') throw new Error('the preferred version is not chosen');
+    await models.getByLabel('temperature (required)', { exact: true }).fill('3');
+    await models.getByLabel('mode (optional)', { exact: true }).selectOption('fast');
+    await models.getByRole('button', { name: 'Check values' }).click();
+    await expectText(models.getByRole('status', { name: 'Configuration status' }), '1 problem against test.models/drip-profile version 2.');
+    await expectText(models.getByRole('list', { name: 'Problems' }), "values.temperature Value at 'values.temperature' must be at most 2.");
+    const invalid = await models.getByLabel('temperature (required)', { exact: true }).getAttribute('aria-invalid');
+    if (invalid !== 'true') throw new Error('the refused value is not marked at its field');
+    await models.getByLabel('temperature (required)', { exact: true }).fill('1.5');
+    await models.getByRole('button', { name: 'Check values' }).click();
+    await expectText(models.getByRole('status', { name: 'Configuration status' }), 'Valid for test.models/drip-profile version 2.');
+    await expectText(models.getByLabel('Native options', { exact: true }), '"schemaDigest": "sha256:');
+    await models.getByLabel('Version', { exact: true }).selectOption('1');
+    await models.getByLabel('temp (optional)', { exact: true }).fill('0.4');
+    if ((await models.getByLabel('Migrate to version', { exact: true }).inputValue()) !== '2') throw new Error('the migration target is not 2');
+    await models.getByRole('button', { name: 'Migrate values' }).click();
+    await expectText(models.getByRole('status', { name: 'Configuration status' }), /Migrated from 1 to 2 in [\d.]+ ms/);
+    await expectText(models.getByLabel('Migrated values', { exact: true }), '"mode": "careful"');
+    await expectText(models.getByRole('region', { name: 'Configuration result' }), 'valid against version 2');
+    await shot(page, 'configuration');
   });
 
   await step('tools: a call through the generated form shows the structured result', async () => {

@@ -22,14 +22,15 @@
 //!
 //! Modules depend one way: `error`, `diff` and `sse` are leaves; `limits` and `probe`
 //! (raw discovery and its diagnosis) use `error`; `connection` uses `probe`; `store`
-//! keeps connections; `stream` (the SSE proxy), `tools` and `suite` work on a
-//! connection; `state` holds the store; `api` (handlers), `assets` and `guard` sit on
+//! keeps connections; `stream` (the SSE proxy), `tools`, `configuration` and `suite`
+//! work on a connection; `state` holds the store; `api` (handlers), `assets` and `guard` sit on
 //! those; `app` assembles the router.
 #![warn(missing_docs)]
 
 pub mod api;
 mod app;
 pub mod assets;
+pub mod configuration;
 pub mod connection;
 pub mod diff;
 pub mod error;

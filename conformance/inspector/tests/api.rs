@@ -416,6 +416,135 @@ async fn tools_resolve_through_mcp_and_calls_show_their_results() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn option_sets_are_listed_values_checked_and_migrated() {
+    let (models, _) = fixtures::models().await;
+    let utilities = common::utilities().await;
+    let inspector = Inspector::start(vec![]).await;
+    let id = inspector.connect(&models.base_url).await["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let base = format!("/api/connections/{id}/configuration");
+    let (status, catalog) = inspector.get(&base).await;
+    assert_eq!(status, 200, "{catalog}");
+    let set = &catalog["optionSets"][0];
+    assert_eq!(set["id"], fixtures::DRIP_SET);
+    assert_eq!(set["contributionId"], "drip");
+    assert_eq!(set["preferredVersion"], "2");
+    assert_eq!(set["versions"][0]["deprecated"], true);
+    assert_eq!(set["migrations"], json!([{"fromVersion": "1", "toVersion": "2"}]));
+    for version in set["versions"].as_array().unwrap() {
+        assert_eq!(version["digestCheck"]["matches"], true, "{version}");
+        assert_eq!(version["digestCheck"]["computed"], version["schemaDigest"]);
+    }
+
+    let validate = format!("{base}/validate");
+    let (status, good) = inspector
+        .post(
+            &validate,
+            json!({"optionSet": fixtures::DRIP_SET, "version": "2", "values": {"temperature": 1.5, "mode": "fast"}}),
+        )
+        .await;
+    assert_eq!(status, 200, "{good}");
+    assert_eq!(good["valid"], true, "{good}");
+    assert_eq!(good["schemaDigest"], set["versions"][1]["schemaDigest"]);
+    let (_, bad) = inspector
+        .post(
+            &validate,
+            json!({"optionSet": fixtures::DRIP_SET, "version": "2", "values": {"temperature": 3, "mode": "slow", "x": 1}}),
+        )
+        .await;
+    assert_eq!(bad["valid"], false, "{bad}");
+    let issues: Vec<(&str, &str)> = bad["issues"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| (i["path"].as_str().unwrap(), i["code"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        issues,
+        [
+            ("values.temperature", "maximum"),
+            ("values.mode", "enum"),
+            ("values.x", "unknown")
+        ],
+        "{bad}"
+    );
+    let (status, missing) = inspector
+        .post(
+            &validate,
+            json!({"optionSet": fixtures::DRIP_SET, "version": "9", "values": {}}),
+        )
+        .await;
+    assert_eq!(
+        (status, missing["error"]["code"].clone()),
+        (404, json!("option_version_unsupported")),
+        "{missing}"
+    );
+
+    let migrate = format!("{base}/migrate");
+    let (status, migrated) = inspector
+        .post(
+            &migrate,
+            json!({"optionSet": fixtures::DRIP_SET, "fromVersion": "1", "toVersion": "2", "values": {"temp": 0.4}}),
+        )
+        .await;
+    assert_eq!(status, 200, "{migrated}");
+    assert_eq!(migrated["options"]["version"], "2");
+    assert_eq!(
+        migrated["options"]["values"],
+        json!({"temperature": 0.4, "mode": "careful"})
+    );
+    assert_eq!(
+        migrated["options"]["schemaDigest"],
+        set["versions"][1]["schemaDigest"]
+    );
+    assert_eq!(
+        migrated["request"]["fromSchemaDigest"],
+        set["versions"][0]["schemaDigest"]
+    );
+    assert_eq!(migrated["check"], json!({"valid": true, "issues": []}));
+    let (status, refused) = inspector
+        .post(
+            &migrate,
+            json!({"optionSet": fixtures::DRIP_SET, "fromVersion": "1", "toVersion": "2", "values": {"temp": "hot"}}),
+        )
+        .await;
+    assert_eq!(status, 422, "{refused}");
+    assert!(
+        refused["error"]["details"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("target: values.temp")),
+        "{refused}"
+    );
+    let (status, backwards) = inspector
+        .post(
+            &migrate,
+            json!({"optionSet": fixtures::DRIP_SET, "fromVersion": "2", "toVersion": "1", "values": {"temperature": 1}}),
+        )
+        .await;
+    assert_eq!(
+        (status, backwards["error"]["code"].clone()),
+        (422, json!("option_migration_unsupported")),
+        "{backwards}"
+    );
+
+    let plain = inspector.connect(&utilities.base_url).await["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let (status, none) = inspector
+        .get(&format!("/api/connections/{plain}/configuration"))
+        .await;
+    assert_eq!(
+        (status, none["error"]["code"].clone()),
+        (404, json!("configuration_not_offered")),
+        "{none}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_conformance_suite_runs_with_progress_and_exports() {
     let utilities = common::utilities().await;
     let inspector = Inspector::start(vec![]).await;

@@ -12,12 +12,16 @@
 //! | `GET /api/connections/{id}/providers/{provider}/models` | a provider's models |
 //! | `POST /api/connections/{id}/chat` | one chat (`{provider, request}`) |
 //! | `POST /api/connections/{id}/chat/stream` | a streamed chat, as events (`{provider, request, stallSeconds?}`) |
+//! | `GET /api/connections/{id}/configuration` | option sets, each version's digest checked |
+//! | `POST /api/connections/{id}/configuration/validate` | check values (`{optionSet, version, values}`) |
+//! | `POST /api/connections/{id}/configuration/migrate` | migrate (`{optionSet, fromVersion, toVersion, values}`) |
 //! | `GET /api/connections/{id}/tools` | tools resolved AEP -> MCP |
 //! | `POST /api/connections/{id}/tools/call` | call (`{tool, arguments}`) |
 //! | `POST /api/connections/{id}/conformance` | run the suite, as events (`{only?, skip?, strict?}`) |
 //! | `GET /api/connections/{id}/conformance/report.json`, `report.xml` | the last report (JSON, JUnit) |
 
 mod chat;
+mod configuration;
 mod conformance;
 mod connections;
 mod overview;
@@ -60,6 +64,15 @@ pub fn routes() -> Router<Shared> {
         )
         .route(&format!("{one}/chat"), post(chat::chat))
         .route(&format!("{one}/chat/stream"), post(chat::stream))
+        .route(&format!("{one}/configuration"), get(configuration::catalog))
+        .route(
+            &format!("{one}/configuration/validate"),
+            post(configuration::validate),
+        )
+        .route(
+            &format!("{one}/configuration/migrate"),
+            post(configuration::migrate),
+        )
         .route(&format!("{one}/tools"), get(tools::list))
         .route(&format!("{one}/tools/call"), post(tools::call))
         .route(&format!("{one}/conformance"), post(conformance::run))

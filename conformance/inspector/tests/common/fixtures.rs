@@ -5,12 +5,14 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
+use aep_sdk::config::OptionSetDecl;
 use aep_sdk::prelude::*;
 use aep_sdk::server::BearerAuth;
 use aep_sdk::testing::{TestServer, spawn};
 use axum::http::{StatusCode, header};
 use axum::response::IntoResponse;
 use axum::routing::get;
+use serde_json::{Value, json};
 
 /// Counts streams dropped before they finished.
 struct DropGuard(Arc<AtomicUsize>);
@@ -69,11 +71,43 @@ impl Models {
     }
 }
 
-/// [`Models`] on a loopback port, with its drop counter.
+/// The option set of [`Models`]' `drip` provider: version `1` (deprecated, `temp`) and
+/// version `2` (preferred: `temperature` 0..2 required, `mode` fast or careful), and a
+/// migration 1 -> 2 that renames `temp` and sets `mode` to `careful`.
+pub const DRIP_SET: &str = "test.models/drip-profile";
+
+fn drip_set() -> OptionSetDecl {
+    OptionSetDecl::new(DRIP_SET, "drip")
+        .version(
+            "1",
+            json!({"type": "object", "properties": {"temp": {"type": "number"}}, "additionalProperties": false}),
+        )
+        .deprecated("1")
+        .version(
+            "2",
+            json!({
+                "type": "object",
+                "properties": {
+                    "temperature": {"type": "number", "minimum": 0, "maximum": 2},
+                    "mode": {"type": "string", "enum": ["fast", "careful"]}
+                },
+                "required": ["temperature"],
+                "additionalProperties": false
+            }),
+        )
+        .preferred("2")
+        .migration("1", "2", |values: Value| async move {
+            let temp = values.get("temp").cloned().unwrap_or(json!(0.7));
+            Ok::<_, String>(json!({"temperature": temp, "mode": "careful"}))
+        })
+}
+
+/// [`Models`] (with [`DRIP_SET`]) on a loopback port, with its drop counter.
 pub async fn models() -> (TestServer, Arc<AtomicUsize>) {
     let models = Models::default();
     let ended = models.ended.clone();
-    (spawn(models.into_extension().unwrap().router()).await, ended)
+    let extension = models.extension_builder().option_set(drip_set()).build().unwrap();
+    (spawn(extension.router()).await, ended)
 }
 
 /// The utilities extension requiring `Authorization: Bearer <token>`.
