@@ -8,9 +8,10 @@
 // (started by tests/browser.rs). Walks every screen: connect two extensions side by side
 // from the page address, the overview, a streamed chat with its frames and timings, a
 // cancelled stream, a stalled stream, option sets (a value refused at its field, a
-// migration), tool calls through generated forms (and a field
-// error), the conformance suite, keyboard navigation of the tabs, each bad input, and
-// disconnecting. Writes a screenshot of each screen.
+// migration), tool calls through generated forms (and a field error), resources (one
+// read from a template's variables) and a prompt with its arguments, the conformance
+// suite, keyboard navigation of the tabs, each bad input, and disconnecting. Writes a
+// screenshot of each screen.
 //
 // stdout: ONE JSON object {"chromium": version, "steps": [{name, ms}], "screenshots": [...]}.
 // Exit 0 when every step passed; 1 when one did not (stderr says which and why);
@@ -275,6 +276,27 @@ async function main() {
     await expectText(utilities.getByRole('alert').filter({ hasText: 'required' }), 'to is required');
     const invalid = await utilities.getByLabel('to (required)', { exact: true }).getAttribute('aria-invalid');
     if (invalid !== 'true') throw new Error('the empty field is not marked invalid');
+  });
+
+  await step('tools: resources, a template filled from its variables, a prompt with its arguments', async () => {
+    const server = utilities.getByRole('group', { name: 'MCP server utilities' });
+    await expectText(server.getByRole('table', { name: 'Resources' }), 'docs://utilities/readme');
+    await server.getByRole('button', { name: 'Read docs://utilities/readme' }).click();
+    await expectText(server.getByRole('region', { name: 'Resource result of utilities' }), /Read docs:\/\/utilities\/readme in [\d.]+ ms: 1 content item/);
+    await expectText(server.getByLabel('Resource contents', { exact: true }), 'hash.compute');
+    await server.getByLabel('Variable text', { exact: true }).fill('abc');
+    await expectText(server.getByLabel('Expanded URI', { exact: true }), 'hash://sha256/abc');
+    await server.getByRole('button', { name: 'Read resource' }).click();
+    await expectText(server.getByLabel('Resource contents', { exact: true }), 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+    await expectText(server.getByLabel('Prompt', { exact: true }), 'Summarize a text (summarize)');
+    await server.getByRole('button', { name: 'Get prompt' }).click();
+    await expectText(server.getByRole('alert').filter({ hasText: 'required' }), 'text is required');
+    await server.getByLabel('Argument text (required)', { exact: true }).fill('A long story.');
+    await server.getByLabel('Argument style (optional)', { exact: true }).fill('bullets');
+    await server.getByRole('button', { name: 'Get prompt' }).click();
+    await expectText(server.getByRole('list', { name: 'Prompt messages' }), 'as a bulleted list of its main points');
+    await expectText(server.getByRole('region', { name: 'Prompt result of utilities' }), /summarize answered in [\d.]+ ms with 1 message/);
+    await shot(page, 'resources-prompts');
   });
 
   await step('conformance: run the suite and see it pass', async () => {

@@ -22,8 +22,8 @@
 //!
 //! Modules depend one way: `error`, `diff` and `sse` are leaves; `limits` and `probe`
 //! (raw discovery and its diagnosis) use `error`; `connection` uses `probe`; `store`
-//! keeps connections; `stream` (the SSE proxy), `tools`, `configuration` and `suite`
-//! work on a connection; `state` holds the store; `api` (handlers), `assets` and `guard` sit on
+//! keeps connections; `stream` (the SSE proxy), `tools`, `surface` (resources and
+//! prompts), `configuration` and `suite` work on a connection; `state` holds the store; `api` (handlers), `assets` and `guard` sit on
 //! those; `app` assembles the router.
 #![warn(missing_docs)]
 
@@ -42,6 +42,7 @@ mod state;
 pub mod store;
 pub mod stream;
 pub mod suite;
+pub mod surface;
 pub mod tools;
 
 pub use app::{router, serve};

@@ -416,6 +416,106 @@ async fn tools_resolve_through_mcp_and_calls_show_their_results() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn resources_and_prompts_are_listed_read_and_got() {
+    let utilities = common::utilities().await;
+    let echo = common::echo().await;
+    let inspector = Inspector::start(vec![]).await;
+    let id = inspector.connect(&utilities.base_url).await["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let (status, listed) = inspector.get(&format!("/api/connections/{id}/mcp")).await;
+    assert_eq!(status, 200, "{listed}");
+    let server = &listed["servers"][0];
+    assert_eq!(server["id"], "utilities");
+    assert_eq!(server["url"], format!("{}/mcp", utilities.base_url));
+    assert_eq!(
+        server["resources"]["resources"][0]["uri"], "docs://utilities/readme",
+        "{server}"
+    );
+    assert_eq!(server["resources"]["resources"][0]["mimeType"], "text/markdown");
+    assert_eq!(
+        server["resources"]["templates"][0]["uriTemplate"],
+        "hash://sha256/{text}"
+    );
+    let summarize = &server["prompts"][0];
+    assert_eq!(summarize["name"], "summarize", "{server}");
+    assert_eq!(summarize["arguments"][0]["name"], "text");
+    assert_eq!(summarize["arguments"][0]["required"], true);
+
+    let read = format!("/api/connections/{id}/mcp/resources/read");
+    let (status, readme) = inspector
+        .post(
+            &read,
+            json!({"server": "utilities", "uri": "docs://utilities/readme"}),
+        )
+        .await;
+    assert_eq!(status, 200, "{readme}");
+    assert!(
+        readme["result"]["contents"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("utilities"),
+        "{readme}"
+    );
+    assert!(readme["durationMs"].as_f64().unwrap() > 0.0);
+    let (_, hash) = inspector
+        .post(&read, json!({"server": "utilities", "uri": "hash://sha256/abc"}))
+        .await;
+    assert_eq!(
+        hash["result"]["contents"][0]["text"],
+        "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
+        "{hash}"
+    );
+    let (status, unknown) = inspector
+        .post(&read, json!({"server": "utilities", "uri": "docs://nothing"}))
+        .await;
+    assert_eq!(status, 502, "{unknown}");
+    assert_eq!(unknown["error"]["code"], "mcp_request_failed", "{unknown}");
+    let (status, no_server) = inspector
+        .post(&read, json!({"server": "elsewhere", "uri": "docs://x"}))
+        .await;
+    assert_eq!(
+        (status, no_server["error"]["code"].clone()),
+        (404, json!("mcp_server_not_found"))
+    );
+
+    let get = format!("/api/connections/{id}/mcp/prompts/get");
+    let (status, prompt) = inspector
+        .post(
+            &get,
+            json!({"server": "utilities", "name": "summarize", "arguments": {"text": "A long story.", "style": "bullets"}}),
+        )
+        .await;
+    assert_eq!(status, 200, "{prompt}");
+    let text = prompt["result"]["messages"][0]["content"]["text"]
+        .as_str()
+        .unwrap();
+    assert!(
+        text.contains("bulleted list") && text.contains("A long story."),
+        "{prompt}"
+    );
+    let (status, missing) = inspector
+        .post(
+            &get,
+            json!({"server": "utilities", "name": "summarize", "arguments": {}}),
+        )
+        .await;
+    assert_eq!(
+        (status, missing["error"]["code"].clone()),
+        (502, json!("mcp_request_failed")),
+        "{missing}"
+    );
+
+    let plain = inspector.connect(&echo.base_url).await["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let (status, none) = inspector.get(&format!("/api/connections/{plain}/mcp")).await;
+    assert_eq!((status, none), (200, json!({"servers": []})));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn option_sets_are_listed_values_checked_and_migrated() {
     let (models, _) = fixtures::models().await;
     let utilities = common::utilities().await;

@@ -102,6 +102,7 @@ async fn every_screen_works_in_headless_chromium() {
         "playground",
         "stalled-stream",
         "tools",
+        "resources-prompts",
         "configuration",
         "conformance",
         "bad-input",

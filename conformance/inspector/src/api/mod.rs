@@ -17,6 +17,9 @@
 //! | `POST /api/connections/{id}/configuration/migrate` | migrate (`{optionSet, fromVersion, toVersion, values}`) |
 //! | `GET /api/connections/{id}/tools` | tools resolved AEP -> MCP |
 //! | `POST /api/connections/{id}/tools/call` | call (`{tool, arguments}`) |
+//! | `GET /api/connections/{id}/mcp` | each MCP server's resources, templates and prompts |
+//! | `POST /api/connections/{id}/mcp/resources/read` | read (`{server, uri}`) |
+//! | `POST /api/connections/{id}/mcp/prompts/get` | get a prompt (`{server, name, arguments}`) |
 //! | `POST /api/connections/{id}/conformance` | run the suite, as events (`{only?, skip?, strict?}`) |
 //! | `GET /api/connections/{id}/conformance/report.json`, `report.xml` | the last report (JSON, JUnit) |
 
@@ -25,6 +28,7 @@ mod configuration;
 mod conformance;
 mod connections;
 mod overview;
+mod surface;
 mod tools;
 
 use std::sync::Arc;
@@ -75,6 +79,9 @@ pub fn routes() -> Router<Shared> {
         )
         .route(&format!("{one}/tools"), get(tools::list))
         .route(&format!("{one}/tools/call"), post(tools::call))
+        .route(&format!("{one}/mcp"), get(surface::list))
+        .route(&format!("{one}/mcp/resources/read"), post(surface::read))
+        .route(&format!("{one}/mcp/prompts/get"), post(surface::prompt))
         .route(&format!("{one}/conformance"), post(conformance::run))
         .route(&format!("{one}/conformance/report.json"), get(conformance::json))
         .route(&format!("{one}/conformance/report.xml"), get(conformance::junit))
