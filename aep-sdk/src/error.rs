@@ -61,7 +61,38 @@ pub mod codes {
     pub const SHUTTING_DOWN: &str = "shutting_down";
     /// The upstream did not answer in time (504).
     pub const TIMEOUT: &str = "timeout";
+
+    /// Every code above.
+    pub const ALL: [&str; 17] = [
+        PROVIDER_UNAVAILABLE,
+        REQUEST_FAILED,
+        MODEL_UNAVAILABLE,
+        INVALID_REQUEST,
+        INVALID_OPTIONS,
+        OPTION_SET_UNSUPPORTED,
+        OPTION_VERSION_UNSUPPORTED,
+        OPTION_SCHEMA_MISMATCH,
+        OPTION_MIGRATION_UNSUPPORTED,
+        OPTION_MIGRATION_FAILED,
+        NOT_FOUND,
+        METHOD_NOT_ALLOWED,
+        INTERNAL_ERROR,
+        UNAUTHORIZED,
+        ORIGIN_NOT_ALLOWED,
+        SHUTTING_DOWN,
+        TIMEOUT,
+    ];
+
+    /// `code` if it is one of the codes above, else `"other"`: a label value of bounded
+    /// cardinality (extensions may use codes of their own).
+    pub(crate) fn bounded(code: &str) -> &'static str {
+        ALL.into_iter().find(|c| *c == code).unwrap_or("other")
+    }
 }
+
+/// The code of an AEP error answer, in the response's extensions for the metrics layer.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ResponseCode(pub(crate) &'static str);
 
 impl AepError {
     /// An error with any status and code.
@@ -175,7 +206,10 @@ impl std::error::Error for AepError {}
 impl IntoResponse for AepError {
     fn into_response(self) -> Response {
         let status = self.status;
-        (status, axum::Json(ErrorResponse { error: self.body })).into_response()
+        let code = ResponseCode(codes::bounded(&self.body.code));
+        let mut response = (status, axum::Json(ErrorResponse { error: self.body })).into_response();
+        response.extensions_mut().insert(code);
+        response
     }
 }
 

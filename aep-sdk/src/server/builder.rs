@@ -13,7 +13,8 @@ use tower_http::trace::TraceLayer;
 use super::access::{McpAccess, OriginPolicy};
 use super::auth::{self, BearerAuth};
 use super::body::BodyLimits;
-use super::mcp::McpMount;
+use super::mcp::{McpMount, Timing};
+use super::metrics::{self, Metrics};
 use super::provider::ModelProvider;
 use super::routes::{self, Registered, RequestCheck, Shared};
 use crate::protocol::{
@@ -56,6 +57,7 @@ pub struct Extension {
     mcp: Vec<McpMount>,
     pub(crate) settings: Settings,
     pub(crate) shutdown: CancellationToken,
+    metrics: Option<Arc<Metrics>>,
 }
 
 impl Extension {
@@ -120,15 +122,38 @@ impl Extension {
             .clone()
             .layer(axum::Extension(settings.limits))
             .layer(CatchPanicLayer::custom(super::panic_response));
-        let mut router = routes::router(self.shared.clone()).merge(extra);
+        let mut router = routes::router(self.shared.clone(), self.metrics.clone()).merge(extra);
         for mount in &self.mcp {
-            router = router.merge(mount.router(&settings.mcp_access, settings.limits, self.shutdown.clone()));
+            let timing = self.metrics.as_ref().map(|metrics| Timing {
+                metrics: metrics.clone(),
+                tools: self
+                    .manifest
+                    .contributions
+                    .tools
+                    .iter()
+                    .filter(|t| t.mcp.server == mount.id)
+                    .map(|t| t.mcp.tool.clone())
+                    .collect(),
+            });
+            router = router.merge(mount.router(
+                &settings.mcp_access,
+                settings.limits,
+                self.shutdown.clone(),
+                timing,
+            ));
         }
         let mut router = router
             .fallback(routes::not_found)
             .method_not_allowed_fallback(routes::method_not_allowed);
         if let Some(auth) = &settings.auth {
             router = router.layer(axum::middleware::from_fn_with_state(auth.clone(), auth::require));
+        }
+        if let Some(metrics) = &self.metrics {
+            // Outside authentication, so refused credentials are counted too.
+            router = router.layer(axum::middleware::from_fn_with_state(
+                metrics.clone(),
+                metrics::record_request,
+            ));
         }
         router
     }
@@ -153,6 +178,33 @@ impl Extension {
     /// zero once every client is gone).
     pub fn open_streams(&self) -> usize {
         self.shared.open_streams.get()
+    }
+
+    /// Records Prometheus metrics (see [`Extension::metrics_router`] for the instruments).
+    /// [`Extension::serve`] turns them on with `--metrics-listen`; off by default, and
+    /// then nothing is recorded.
+    pub fn with_metrics(mut self) -> Self {
+        let streams = self.shared.open_streams.clone();
+        self.metrics = Some(Arc::new(Metrics::new(move || streams.get())));
+        self
+    }
+
+    /// `GET /metrics` in the Prometheus text format (version 0.0.4), to serve on a
+    /// listener of its own; `None` unless [`Extension::with_metrics`] turned metrics on.
+    /// The instruments, in the OpenTelemetry semantic conventions' names:
+    ///
+    /// - `http_server_request_duration_seconds` (histogram; `http_request_method`,
+    ///   `http_route`: the route template, `http_response_status_code`),
+    /// - `gen_ai_server_request_duration_seconds` and
+    ///   `gen_ai_server_time_to_first_token_seconds` (histograms, the latter of streams;
+    ///   `gen_ai_provider_name`, `gen_ai_request_model`: the first
+    ///   [`MODEL_LABELS`](super::MODEL_LABELS) models, then `other`),
+    /// - `aep_server_open_streams` (gauge),
+    /// - `aep_server_errors_total` (counter; `code`: a spec error code or `other`),
+    /// - `mcp_server_operation_duration_seconds` (histogram; `mcp_method_name`,
+    ///   `gen_ai_tool_name` for `tools/call`: a declared tool or `other`).
+    pub fn metrics_router(&self) -> Option<Router> {
+        self.metrics.as_ref().map(Metrics::router)
     }
 
     /// Requires a bearer token on every route (see [`BearerAuth`]).
@@ -404,6 +456,7 @@ impl ExtensionBuilder {
             mcp: self.mcp,
             settings: self.settings,
             shutdown: self.shutdown,
+            metrics: None,
         })
     }
 }

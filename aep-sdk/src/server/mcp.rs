@@ -21,10 +21,18 @@ use tokio_util::sync::CancellationToken;
 
 use super::access::McpAccess;
 use super::body::BodyLimits;
+use super::metrics::{Metrics, mcp_timing};
 use crate::protocol::McpServerDescriptor;
 use crate::tool::{ResponseStream, SessionEnd};
 
-type Mount = dyn Fn(&McpAccess, BodyLimits, CancellationToken) -> Router + Send + Sync;
+type Mount = dyn Fn(&McpAccess, BodyLimits, CancellationToken, Option<Timing>) -> Router + Send + Sync;
+
+/// What a mount needs to time its requests: the metrics and the tool names the manifest
+/// declares for it.
+pub(crate) struct Timing {
+    pub(crate) metrics: Arc<Metrics>,
+    pub(crate) tools: Vec<String>,
+}
 
 #[derive(Clone)]
 pub(crate) struct McpMount {
@@ -39,7 +47,10 @@ impl McpMount {
         H: rmcp::ServerHandler + Clone + Send + Sync + 'static,
     {
         let route = path.clone();
-        let mount = move |access: &McpAccess, limits: BodyLimits, shutdown: CancellationToken| {
+        let mount = move |access: &McpAccess,
+                          limits: BodyLimits,
+                          shutdown: CancellationToken,
+                          timing: Option<Timing>| {
             // legacy_session_mode stays on (the default): session clients (2025-11-25) and
             // stateless clients (2026-07-28) are served from the same endpoint.
             let config = StreamableHttpServerConfig::default()
@@ -51,8 +62,12 @@ impl McpMount {
             let manager = Arc::new(LocalSessionManager::default());
             let sessions = Arc::new(Sessions::new(manager.clone()));
             let service = StreamableHttpService::new(move || Ok(handler.clone()), manager, config);
-            Router::new()
-                .route_service(&route, service)
+            let mut router = Router::new().route_service(&route, service);
+            if let Some(Timing { metrics, tools }) = timing {
+                // rmcp hands the request's head, extensions included, to the handler.
+                router = router.layer(axum::Extension(mcp_timing(metrics, &tools)));
+            }
+            router
                 .layer(axum::middleware::from_fn_with_state(limits, read_body_first))
                 .layer(axum::middleware::from_fn_with_state(sessions, session_ends))
                 .layer(axum::middleware::from_fn(session_deleted))
@@ -76,8 +91,9 @@ impl McpMount {
         access: &McpAccess,
         limits: BodyLimits,
         shutdown: CancellationToken,
+        timing: Option<Timing>,
     ) -> Router {
-        (self.mount)(access, limits, shutdown)
+        (self.mount)(access, limits, shutdown, timing)
     }
 }
 

@@ -33,6 +33,7 @@ mod chat_stream;
 mod config_routes;
 mod extract;
 mod mcp;
+mod metrics;
 mod provider;
 mod routes;
 mod serve;
@@ -46,6 +47,7 @@ pub use body::{BodyLimits, DEFAULT_BODY_LIMIT, DEFAULT_BODY_READ_TIMEOUT};
 pub use builder::{DEFAULT_KEEP_ALIVE, Extension, ExtensionBuilder};
 pub use chat_stream::ChatStream;
 pub use extract::{AepJson, AepPath};
+pub use metrics::MODEL_LABELS;
 pub use provider::{ModelProvider, RequestContext, collect_stream};
 pub use serve::{ConnectionLimits, DEFAULT_LISTEN, ServeArgs, init_tracing, parse_duration, shutdown_signal};
 

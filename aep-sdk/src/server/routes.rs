@@ -3,7 +3,7 @@
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use axum::Router;
 use axum::extract::Request;
@@ -17,6 +17,7 @@ use tokio_util::sync::{CancellationToken, DropGuard};
 
 use super::body::BodyLimits;
 use super::extract::{AepPath, json_body};
+use super::metrics::{ChatTimer, Metrics};
 use super::provider::{DynProvider, RequestContext};
 use super::sse;
 use crate::AepError;
@@ -89,7 +90,8 @@ impl Shared {
 
 type AppState = State<Arc<Shared>>;
 
-pub(crate) fn router(shared: Arc<Shared>) -> Router {
+/// The AEP routes; with `metrics`, chat requests are timed.
+pub(crate) fn router(shared: Arc<Shared>, metrics: Option<Arc<Metrics>>) -> Router {
     let mut router = Router::new();
     for version in ProtocolVersion::ALL {
         router = router.route(
@@ -98,13 +100,20 @@ pub(crate) fn router(shared: Arc<Shared>) -> Router {
         );
     }
     let base = paths::MODEL_PROVIDERS;
+    let stream_metrics = metrics.clone();
     router
         .route(paths::HEALTH, get(health))
         .route(base, get(list_providers))
         .route(&format!("{base}/{{id}}/health"), get(provider_health))
         .route(&format!("{base}/{{id}}/models"), get(models))
-        .route(&format!("{base}/{{id}}/chat"), post(chat))
-        .route(&format!("{base}/{{id}}/chat/stream"), post(chat_stream))
+        .route(
+            &format!("{base}/{{id}}/chat"),
+            post(move |s: AppState, id: AepPath, r: Request| chat(s, id, r, metrics.clone())),
+        )
+        .route(
+            &format!("{base}/{{id}}/chat/stream"),
+            post(move |s: AppState, id: AepPath, r: Request| chat_stream(s, id, r, stream_metrics.clone())),
+        )
         .with_state(shared)
 }
 
@@ -194,9 +203,27 @@ async fn open_chat(
     Ok((registered, ctx, chat, guard))
 }
 
-async fn chat(State(shared): AppState, AepPath(id): AepPath, request: Request) -> Result<Response, AepError> {
+/// The clock of a chat request, when metrics are on.
+fn timer(
+    metrics: Option<Arc<Metrics>>,
+    registered: &Registered,
+    chat: &ChatRequest,
+    start: Instant,
+) -> Option<ChatTimer> {
+    metrics.map(|m| ChatTimer::new(&m, &registered.descriptor.id, &chat.model, start))
+}
+
+async fn chat(
+    State(shared): AppState,
+    AepPath(id): AepPath,
+    request: Request,
+    metrics: Option<Arc<Metrics>>,
+) -> Result<Response, AepError> {
+    let start = Instant::now();
     // The guard lives as long as this future: a client that goes away cancels the provider.
     let (registered, ctx, chat, _guard) = open_chat(&shared, &id, request).await?;
+    // Records the duration when this future ends, answered or dropped.
+    let _timer = timer(metrics, &registered, &chat, start);
     let response = guarded(registered.provider.chat(chat, ctx)).await?;
     Ok(axum::Json(response).into_response())
 }
@@ -205,8 +232,11 @@ async fn chat_stream(
     State(shared): AppState,
     AepPath(id): AepPath,
     request: Request,
+    metrics: Option<Arc<Metrics>>,
 ) -> Result<Response, AepError> {
+    let start = Instant::now();
     let (registered, ctx, chat, guard) = open_chat(&shared, &id, request).await?;
+    let timer = timer(metrics, &registered, &chat, start);
     let stream = guarded(registered.provider.chat_stream(chat, ctx)).await?;
     Ok(sse::response(
         stream,
@@ -214,6 +244,7 @@ async fn chat_stream(
         shared.shutdown.clone(),
         guard,
         &shared.open_streams,
+        timer,
     ))
 }
 

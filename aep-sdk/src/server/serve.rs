@@ -53,6 +53,11 @@ pub struct ServeArgs {
     /// none by default.
     #[arg(long, env = "AEP_TOOL_TIMEOUT", value_parser = parse_duration)]
     pub tool_timeout: Option<Duration>,
+    /// Address of a second listener, host:port, serving `GET /metrics` in the Prometheus
+    /// text format; off by default (nothing is recorded and nothing listens). It needs no
+    /// bearer token: keep it on loopback or a private network.
+    #[arg(long, env = "AEP_METRICS_LISTEN")]
+    pub metrics_listen: Option<String>,
 }
 
 impl Default for ServeArgs {
@@ -66,6 +71,7 @@ impl Default for ServeArgs {
             allowed_origins: Vec::new(),
             header_read_timeout_secs: 30,
             tool_timeout: None,
+            metrics_listen: None,
         }
     }
 }
@@ -158,8 +164,11 @@ impl Extension {
         self.serve_with(ServeArgs::from_env()).await
     }
 
-    /// Applies the options that shape the router (authentication, MCP access).
+    /// Applies the options that shape the router (authentication, MCP access, metrics).
     pub fn configure(mut self, args: &ServeArgs) -> Result<Self, Error> {
+        if args.metrics_listen.is_some() {
+            self = self.with_metrics();
+        }
         if let Some(token) = args.bearer_token()? {
             self = self.with_bearer_auth(BearerAuth::new(token).public_discovery(args.public_discovery));
         }
@@ -187,13 +196,35 @@ impl Extension {
             })?;
         let addr = listener.local_addr()?;
         tracing::info!(extension = %extension.identity().id, "listening on http://{addr}");
+        let metrics = match (&args.metrics_listen, extension.metrics_router()) {
+            (Some(metrics_addr), Some(router)) => {
+                let listener = TcpListener::bind(metrics_addr)
+                    .await
+                    .map_err(|source| Error::Bind {
+                        addr: metrics_addr.clone(),
+                        source,
+                    })?;
+                let addr = listener.local_addr()?;
+                tracing::info!("metrics on http://{addr}{}", super::metrics::PATH);
+                Some(tokio::spawn(async move {
+                    if let Err(error) = axum::serve(listener, router).await {
+                        tracing::warn!("the metrics listener failed: {error}");
+                    }
+                }))
+            }
+            _ => None,
+        };
         let limits = ConnectionLimits {
             header_read_timeout: Duration::from_secs(args.header_read_timeout_secs),
             shutdown_grace: Duration::from_secs(args.shutdown_grace_secs),
         };
-        extension
+        let served = extension
             .serve_listener(listener, shutdown_signal(), limits)
-            .await
+            .await;
+        if let Some(metrics) = metrics {
+            metrics.abort();
+        }
+        served
     }
 
     /// Serves on `listener` until `signal` resolves, then stops accepting connections,

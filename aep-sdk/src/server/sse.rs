@@ -19,6 +19,7 @@ use tokio::time::{Instant, Sleep};
 use tokio_util::sync::{CancellationToken, DropGuard, WaitForCancellationFutureOwned};
 
 use super::ChatStream;
+use super::metrics::ChatTimer;
 use crate::error::codes;
 use crate::protocol::{ChatUpdate, ErrorBody, FinishReason};
 
@@ -68,9 +69,11 @@ pub(crate) fn response(
     shutdown: CancellationToken,
     guard: DropGuard,
     open: &OpenStreams,
+    timer: Option<ChatTimer>,
 ) -> Response {
     let body = SseBody {
         _count: open.enter(),
+        timer,
         inner: Some(AssertUnwindSafe(stream).catch_unwind()),
         keep_alive_every: keep_alive,
         keep_alive: Box::pin(tokio::time::sleep(keep_alive)),
@@ -98,6 +101,8 @@ struct SseBody {
     // Cancels the request's token when the body is dropped (client gone or stream done).
     _guard: DropGuard,
     _count: StreamCount,
+    /// Metrics of this request: the first update, errors, and its end (when dropped).
+    timer: Option<ChatTimer>,
 }
 
 /// Updates the provider has ready at once are written as one frame, up to this size:
@@ -132,6 +137,9 @@ impl SseBody {
             let terminal = match inner.poll_next_unpin(cx) {
                 Poll::Ready(Some(Ok(Ok(update)))) => {
                     append_event(batch, &update);
+                    if let Some(timer) = &mut self.timer {
+                        timer.first_update();
+                    }
                     if !update.is_terminal() {
                         if batch.len() >= MAX_BATCH {
                             return Next::Updates;
@@ -142,10 +150,16 @@ impl SseBody {
                 }
                 Poll::Ready(Some(Ok(Err(error)))) => {
                     tracing::warn!(code = error.code(), "stream failed: {}", error.message());
+                    if let Some(timer) = &self.timer {
+                        timer.error(error.code());
+                    }
                     Some(ChatUpdate::failure(error.into_body()))
                 }
                 Poll::Ready(Some(Err(_panic))) => {
                     tracing::error!("model provider panicked while streaming");
+                    if let Some(timer) = &self.timer {
+                        timer.error(codes::INTERNAL_ERROR);
+                    }
                     let body =
                         ErrorBody::new(codes::INTERNAL_ERROR, "the model provider failed unexpectedly");
                     Some(ChatUpdate::failure(body))
@@ -161,6 +175,8 @@ impl SseBody {
             // Dropping the provider stream here drops its upstream work at once; anything
             // it would yield after the terminal update is never asked for.
             self.inner = None;
+            // The terminal update is written: the request's duration ends here.
+            self.timer = None;
             return Next::Done;
         }
     }
@@ -184,6 +200,9 @@ impl Stream for SseBody {
         }
         if this.shutdown.as_mut().poll(cx).is_ready() {
             this.inner = None;
+            if let Some(timer) = this.timer.take() {
+                timer.error(codes::SHUTTING_DOWN);
+            }
             let body = ErrorBody::new(codes::SHUTTING_DOWN, "the extension is shutting down");
             return Poll::Ready(Some(Ok(encode_event(&ChatUpdate::failure(body)))));
         }

@@ -14,6 +14,7 @@ use rmcp::{ErrorData, ServerHandler};
 
 use super::completion::completion_info;
 use super::context::{LogLevel, ToolContext};
+use super::timing::Operation;
 use super::{JsonObject, ToolServer};
 
 /// Runs a resource read, prompt get or completion; a panic in it answers an internal
@@ -51,6 +52,23 @@ impl<S: Send + Sync + 'static> ToolServer<S> {
             context.peer.clone(),
             self.level.clone(),
         )
+    }
+
+    /// Runs tool `name`, if it exists and is switched on.
+    async fn call_mcp(
+        &self,
+        name: &str,
+        arguments: JsonObject,
+        ctx: ToolContext,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let Some(entry) = self.entry(name) else {
+            let reason = match self.calls.iter().any(|e| e.name == name) {
+                true => "is switched off",
+                false => "not found",
+            };
+            return Err(ErrorData::invalid_params(format!("tool '{name}' {reason}"), None));
+        };
+        Ok(self.run(entry, arguments, ctx).await.into())
     }
 
     /// Whether a resource or template of this server names `uri`.
@@ -101,8 +119,9 @@ impl<S: Send + Sync + 'static> ServerHandler for ToolServer<S> {
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
+        let _operation = Operation::start(&context, "tools/list");
         Ok(ListToolsResult::with_all_items(self.listed_tools()))
     }
 
@@ -115,29 +134,23 @@ impl<S: Send + Sync + 'static> ServerHandler for ToolServer<S> {
 
     async fn call_tool(
         &self,
-        request: CallToolRequestParams,
+        mut request: CallToolRequestParams,
         mut context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let ctx = self.context(request.meta.map(|m| m.0.0), &mut context);
-        let Some(entry) = self.entry(&request.name) else {
-            let reason = match self.calls.iter().any(|e| e.name == request.name) {
-                true => "is switched off",
-                false => "not found",
-            };
-            return Err(ErrorData::invalid_params(
-                format!("tool '{}' {reason}", request.name),
-                None,
-            ));
-        };
-        let arguments = request.arguments.unwrap_or_default();
-        Ok(self.run(entry, arguments, ctx).await.into())
+        let operation = Operation::start(&context, "tools/call");
+        let ctx = self.context(request.meta.take().map(|m| m.0.0), &mut context);
+        let arguments = request.arguments.take().unwrap_or_default();
+        let result = self.call_mcp(&request.name, arguments, ctx).await;
+        operation.finish(Some(&request.name));
+        result
     }
 
     async fn list_resources(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
+        let _operation = Operation::start(&context, "resources/list");
         let resources = self.resources.iter().map(|r| r.resource.clone()).collect();
         Ok(ListResourcesResult::with_all_items(resources))
     }
@@ -145,8 +158,9 @@ impl<S: Send + Sync + 'static> ServerHandler for ToolServer<S> {
     async fn list_resource_templates(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        let _operation = Operation::start(&context, "resources/templates/list");
         let templates = self.templates.iter().map(|t| t.template.clone()).collect();
         Ok(ListResourceTemplatesResult::with_all_items(templates))
     }
@@ -156,6 +170,7 @@ impl<S: Send + Sync + 'static> ServerHandler for ToolServer<S> {
         request: ReadResourceRequestParams,
         mut context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
+        let _operation = Operation::start(&context, "resources/read");
         let ctx = self.context(request.meta.map(|m| m.0.0), &mut context);
         let uri = request.uri;
         // A fixed URI wins over a template that also matches it.
@@ -181,6 +196,7 @@ impl<S: Send + Sync + 'static> ServerHandler for ToolServer<S> {
         request: SubscribeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
+        let _operation = Operation::start(&context, "resources/subscribe");
         let Some(subscriptions) = &self.subscriptions else {
             return Err(ErrorData::method_not_found::<SubscribeRequestMethod>());
         };
@@ -201,8 +217,9 @@ impl<S: Send + Sync + 'static> ServerHandler for ToolServer<S> {
     async fn unsubscribe(
         &self,
         request: UnsubscribeRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
+        let _operation = Operation::start(&context, "resources/unsubscribe");
         if self.subscriptions.is_none() {
             return Err(ErrorData::method_not_found::<UnsubscribeRequestMethod>());
         }
@@ -218,6 +235,7 @@ impl<S: Send + Sync + 'static> ServerHandler for ToolServer<S> {
         request: CompleteRequestParams,
         mut context: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, ErrorData> {
+        let _operation = Operation::start(&context, "completion/complete");
         if self.completions.is_empty() {
             return Err(ErrorData::method_not_found::<CompleteRequestMethod>());
         }
@@ -241,8 +259,9 @@ impl<S: Send + Sync + 'static> ServerHandler for ToolServer<S> {
     async fn list_prompts(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
+        let _operation = Operation::start(&context, "prompts/list");
         let prompts = self.prompts.iter().map(|p| p.prompt.clone()).collect();
         Ok(ListPromptsResult::with_all_items(prompts))
     }
@@ -252,6 +271,7 @@ impl<S: Send + Sync + 'static> ServerHandler for ToolServer<S> {
         request: GetPromptRequestParams,
         mut context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
+        let _operation = Operation::start(&context, "prompts/get");
         let ctx = self.context(request.meta.map(|m| m.0.0), &mut context);
         let Some(prompt) = self.prompts.iter().find(|p| p.prompt.name == request.name) else {
             return Err(ErrorData::invalid_params(
@@ -271,8 +291,9 @@ impl<S: Send + Sync + 'static> ServerHandler for ToolServer<S> {
     async fn set_level(
         &self,
         request: rmcp::model::SetLevelRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
+        let _operation = Operation::start(&context, "logging/setLevel");
         *self.level.lock().unwrap_or_else(|e| e.into_inner()) = LogLevel::from_rmcp(request.level);
         Ok(())
     }

@@ -73,6 +73,7 @@ mod server;
 mod session;
 mod subscriptions;
 mod switch;
+mod timing;
 mod uri_template;
 
 pub use crate::caller::Caller;
@@ -97,6 +98,7 @@ pub use server::{ToolCall, ToolDef, ToolServer, set_default_timeout};
 pub(crate) use session::{ResponseStream, SessionEnd};
 pub use subscriptions::Subscriptions;
 pub use switch::ToolSwitch;
+pub(crate) use timing::McpTiming;
 pub use uri_template::UriTemplate;
 
 /// `rmcp`'s JSON object type: tool arguments and schemas.

@@ -1,0 +1,69 @@
+//! The router layer: `http_server_request_duration_seconds` of every request and
+//! `aep_server_errors_total` of every AEP error answer.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use axum::extract::{MatchedPath, Request, State};
+use axum::middleware::Next;
+use axum::response::Response;
+use http::Method;
+
+use super::{HttpLabels, Metrics};
+use crate::error::ResponseCode;
+
+/// `http.request.method` as the conventions bound it: the standard methods, else `_OTHER`.
+fn method_label(method: &Method) -> &'static str {
+    match *method {
+        Method::GET => "GET",
+        Method::POST => "POST",
+        Method::PUT => "PUT",
+        Method::DELETE => "DELETE",
+        Method::HEAD => "HEAD",
+        Method::OPTIONS => "OPTIONS",
+        Method::PATCH => "PATCH",
+        Method::CONNECT => "CONNECT",
+        Method::TRACE => "TRACE",
+        _ => "_OTHER",
+    }
+}
+
+/// Times the request until its response head, labelled with the route template (never
+/// the raw path: a request no route matched is `unmatched`).
+pub(crate) async fn record_request(
+    State(metrics): State<Arc<Metrics>>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let start = Instant::now();
+    let method = method_label(request.method());
+    let route = match request.extensions().get::<MatchedPath>() {
+        Some(path) => metrics.routes.get(path.as_str()),
+        None => metrics.unmatched.clone(),
+    };
+    let response = next.run(request).await;
+    if let Some(ResponseCode(code)) = response.extensions().get::<ResponseCode>() {
+        metrics.error(code);
+    }
+    let labels = HttpLabels {
+        http_request_method: method,
+        http_route: route,
+        http_response_status_code: response.status().as_u16(),
+    };
+    metrics
+        .http
+        .get_or_create(&labels)
+        .observe(start.elapsed().as_secs_f64());
+    response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn methods_outside_the_standard_ones_share_one_label() {
+        assert_eq!(method_label(&Method::POST), "POST");
+        assert_eq!(method_label(&Method::from_bytes(b"BREW").unwrap()), "_OTHER");
+    }
+}

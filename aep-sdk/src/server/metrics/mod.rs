@@ -1,0 +1,364 @@
+//! Prometheus metrics: the instruments, their bounded labels and the `GET /metrics`
+//! router served on its own listener (`--metrics-listen`). Off unless asked for: an
+//! extension without [`Extension::with_metrics`](super::Extension::with_metrics) records
+//! nothing and serves nothing.
+//!
+//! The instruments are the OpenTelemetry semantic conventions' (HTTP, GenAI, MCP) in
+//! Prometheus spelling, so the same names can go to OTLP later:
+//!
+//! | series | type | labels |
+//! | --- | --- | --- |
+//! | `http_server_request_duration_seconds` | histogram | `http_request_method`, `http_route` (the route template), `http_response_status_code` |
+//! | `gen_ai_server_request_duration_seconds` | histogram | `gen_ai_provider_name`, `gen_ai_request_model` |
+//! | `gen_ai_server_time_to_first_token_seconds` | histogram | `gen_ai_provider_name`, `gen_ai_request_model` |
+//! | `aep_server_open_streams` | gauge | |
+//! | `aep_server_errors_total` | counter | `code` |
+//! | `mcp_server_operation_duration_seconds` | histogram | `mcp_method_name`, `gen_ai_tool_name` |
+//!
+//! Every label is bounded: routes are templates, providers are the registered ones,
+//! models the first [`MODEL_LABELS`] distinct values (then `other`), error codes the
+//! spec's (then `other`), MCP methods the known ones and tool names the declared tools
+//! (then `other`).
+
+mod bounded;
+mod chat;
+mod http;
+mod mcp;
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::response::IntoResponse;
+use axum::routing::get;
+use prometheus_client::encoding::prometheus_text;
+use prometheus_client::encoding::{EncodeLabel, EncodeLabelSet, LabelSetEncoder};
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::Histogram;
+use prometheus_client::registry::Registry;
+
+use bounded::{Bounded, Label};
+pub(crate) use chat::ChatTimer;
+pub(crate) use http::record_request;
+pub(crate) use mcp::timing as mcp_timing;
+
+/// How many distinct `gen_ai_request_model` values are kept before the rest count as
+/// `other`.
+pub const MODEL_LABELS: usize = 32;
+
+/// Bound on distinct route templates (the router has far fewer).
+const ROUTE_LABELS: usize = 256;
+
+/// The path metrics are served at.
+pub(crate) const PATH: &str = "/metrics";
+
+type Histograms<L> = Family<L, Histogram, fn() -> Histogram>;
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, EncodeLabelSet)]
+struct HttpLabels {
+    http_request_method: &'static str,
+    http_route: Label,
+    http_response_status_code: u16,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, EncodeLabelSet)]
+struct ChatLabels {
+    gen_ai_provider_name: Label,
+    gen_ai_request_model: Label,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, EncodeLabelSet)]
+struct ErrorLabels {
+    code: &'static str,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct McpLabels {
+    mcp_method_name: &'static str,
+    gen_ai_tool_name: Option<Label>,
+}
+
+/// Written by hand: an operation without a tool has no `gen_ai_tool_name` label at all
+/// (the derive would write it empty).
+impl EncodeLabelSet for McpLabels {
+    fn encode(&self, encoder: &mut LabelSetEncoder) -> Result<(), std::fmt::Error> {
+        ("mcp_method_name", self.mcp_method_name).encode(encoder.encode_label())?;
+        if let Some(tool) = &self.gen_ai_tool_name {
+            ("gen_ai_tool_name", tool).encode(encoder.encode_label())?;
+        }
+        Ok(())
+    }
+}
+
+/// The semantic conventions' advice for `http.server.request.duration`.
+fn http_buckets() -> Histogram {
+    Histogram::new([
+        0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0,
+    ])
+}
+
+/// The GenAI conventions' advice for `gen_ai.server.request.duration`.
+fn request_buckets() -> Histogram {
+    Histogram::new([
+        0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92,
+    ])
+}
+
+/// The GenAI conventions' advice for `gen_ai.server.time_to_first_token`.
+fn first_token_buckets() -> Histogram {
+    Histogram::new([
+        0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0,
+    ])
+}
+
+/// The MCP conventions' advice for `mcp.server.operation.duration`.
+fn mcp_buckets() -> Histogram {
+    Histogram::new([
+        0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0,
+    ])
+}
+
+/// The instruments of one extension.
+pub(crate) struct Metrics {
+    registry: Registry,
+    http: Histograms<HttpLabels>,
+    chat_duration: Histograms<ChatLabels>,
+    first_token: Histograms<ChatLabels>,
+    errors: Family<ErrorLabels, Counter>,
+    mcp: Histograms<McpLabels>,
+    open_streams: Gauge,
+    /// Reads the open-stream count at scrape time: nothing on the hot path.
+    stream_count: Box<dyn Fn() -> usize + Send + Sync>,
+    routes: Bounded,
+    providers: Bounded,
+    models: Bounded,
+    unmatched: Label,
+}
+
+impl std::fmt::Debug for Metrics {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Metrics").finish_non_exhaustive()
+    }
+}
+
+impl Metrics {
+    /// The instruments, registered; `stream_count` tells how many streams are open.
+    pub(crate) fn new(stream_count: impl Fn() -> usize + Send + Sync + 'static) -> Self {
+        let mut registry = Registry::default();
+        let http: Histograms<HttpLabels> = Family::new_with_constructor(http_buckets);
+        let chat_duration: Histograms<ChatLabels> = Family::new_with_constructor(request_buckets);
+        let first_token: Histograms<ChatLabels> = Family::new_with_constructor(first_token_buckets);
+        let errors = Family::<ErrorLabels, Counter>::default();
+        let mcp: Histograms<McpLabels> = Family::new_with_constructor(mcp_buckets);
+        let open_streams = Gauge::default();
+        registry.register(
+            "http_server_request_duration_seconds",
+            "Duration of HTTP server requests, until the response head",
+            http.clone(),
+        );
+        registry.register(
+            "gen_ai_server_request_duration_seconds",
+            "Duration of chat requests, until the last update of a stream",
+            chat_duration.clone(),
+        );
+        registry.register(
+            "gen_ai_server_time_to_first_token_seconds",
+            "Time from a streamed chat request to its first update",
+            first_token.clone(),
+        );
+        registry.register(
+            "aep_server_errors",
+            "AEP errors answered, including terminal error updates of streams, by code",
+            errors.clone(),
+        );
+        registry.register(
+            "mcp_server_operation_duration_seconds",
+            "Duration of MCP requests handled by the co-hosted servers",
+            mcp.clone(),
+        );
+        registry.register(
+            "aep_server_open_streams",
+            "Chat streams open right now",
+            open_streams.clone(),
+        );
+        Self {
+            registry,
+            http,
+            chat_duration,
+            first_token,
+            errors,
+            mcp,
+            open_streams,
+            stream_count: Box::new(stream_count),
+            routes: Bounded::new(ROUTE_LABELS),
+            providers: Bounded::new(ROUTE_LABELS),
+            models: Bounded::new(MODEL_LABELS),
+            unmatched: Label::new("unmatched"),
+        }
+    }
+
+    /// Counts one AEP error; `code` is already bounded (a spec code or `other`).
+    pub(crate) fn error(&self, code: &'static str) {
+        self.errors.get_or_create(&ErrorLabels { code }).inc();
+    }
+
+    /// Every series in the Prometheus text format (version 0.0.4).
+    pub(crate) fn encode(&self) -> String {
+        let open = i64::try_from((self.stream_count)()).unwrap_or(i64::MAX);
+        self.open_streams.set(open);
+        let mut text = String::new();
+        // Writing into a String cannot fail.
+        let _ = prometheus_text::encode(&mut text, &self.registry);
+        text
+    }
+
+    /// `GET /metrics`.
+    pub(crate) fn router(self: &Arc<Self>) -> Router {
+        let metrics = self.clone();
+        Router::new().route(
+            PATH,
+            get(move || {
+                let metrics = metrics.clone();
+                async move {
+                    (
+                        [(::http::header::CONTENT_TYPE, prometheus_text::CONTENT_TYPE)],
+                        metrics.encode(),
+                    )
+                        .into_response()
+                }
+            }),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn metrics() -> Metrics {
+        Metrics::new(|| 3)
+    }
+
+    #[test]
+    fn every_instrument_is_described_once_it_has_a_series() {
+        let metrics = metrics();
+        // Families without a series are not written at all; the gauge always is.
+        assert_eq!(
+            metrics.encode(),
+            "# HELP aep_server_open_streams Chat streams open right now.\n\
+             # TYPE aep_server_open_streams gauge\n\
+             aep_server_open_streams 3\n"
+        );
+        let route = metrics.routes.get("/x");
+        let chat = ChatLabels {
+            gen_ai_provider_name: metrics.providers.get("p"),
+            gen_ai_request_model: metrics.models.get("m"),
+        };
+        metrics
+            .http
+            .get_or_create(&HttpLabels {
+                http_request_method: "GET",
+                http_route: route,
+                http_response_status_code: 200,
+            })
+            .observe(0.1);
+        metrics.chat_duration.get_or_create(&chat).observe(0.1);
+        metrics.first_token.get_or_create(&chat).observe(0.1);
+        metrics.error("timeout");
+        metrics
+            .mcp
+            .get_or_create(&McpLabels {
+                mcp_method_name: "ping",
+                gen_ai_tool_name: None,
+            })
+            .observe(0.1);
+        let text = metrics.encode();
+        for (name, kind) in [
+            ("http_server_request_duration_seconds", "histogram"),
+            ("gen_ai_server_request_duration_seconds", "histogram"),
+            ("gen_ai_server_time_to_first_token_seconds", "histogram"),
+            ("aep_server_errors_total", "counter"),
+            ("mcp_server_operation_duration_seconds", "histogram"),
+            ("aep_server_open_streams", "gauge"),
+        ] {
+            assert!(
+                text.contains(&format!("# TYPE {name} {kind}\n")),
+                "{name} in:\n{text}"
+            );
+            assert!(text.contains(&format!("# HELP {name} ")), "{name} in:\n{text}");
+        }
+        // The gauge is read at scrape time.
+        assert!(text.contains("\naep_server_open_streams 3\n"), "{text}");
+        // Text format 0.0.4, not OpenMetrics.
+        assert!(!text.contains("# EOF"), "{text}");
+    }
+
+    #[test]
+    fn a_histogram_sample_is_written_as_buckets_sum_and_count() {
+        let metrics = metrics();
+        let labels = HttpLabels {
+            http_request_method: "POST",
+            http_route: metrics.routes.get("/aep/model-providers/{id}/chat"),
+            http_response_status_code: 200,
+        };
+        metrics.http.get_or_create(&labels).observe(0.02);
+        let text = metrics.encode();
+        let series = r#"http_request_method="POST",http_route="/aep/model-providers/{id}/chat",http_response_status_code="200""#;
+        for line in [
+            format!("http_server_request_duration_seconds_bucket{{{series},le=\"0.01\"}} 0\n"),
+            format!("http_server_request_duration_seconds_bucket{{{series},le=\"0.025\"}} 1\n"),
+            format!("http_server_request_duration_seconds_bucket{{{series},le=\"+Inf\"}} 1\n"),
+            format!("http_server_request_duration_seconds_sum{{{series}}} 0.02\n"),
+            format!("http_server_request_duration_seconds_count{{{series}}} 1\n"),
+        ] {
+            assert!(text.contains(&line), "{line} in:\n{text}");
+        }
+    }
+
+    #[test]
+    fn counters_end_in_total_and_label_values_are_escaped() {
+        let metrics = metrics();
+        metrics.error(crate::error::codes::bounded("timeout"));
+        metrics.error(crate::error::codes::bounded("timeout"));
+        metrics.error(crate::error::codes::bounded("my_own_code"));
+        let model = metrics.models.get("a \"quoted\"\\model\n");
+        let labels = ChatLabels {
+            gen_ai_provider_name: metrics.providers.get("echo"),
+            gen_ai_request_model: model,
+        };
+        metrics.chat_duration.get_or_create(&labels).observe(1.5);
+        let text = metrics.encode();
+        assert!(
+            text.contains("\naep_server_errors_total{code=\"timeout\"} 2\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("\naep_server_errors_total{code=\"other\"} 1\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                r#"gen_ai_server_request_duration_seconds_count{gen_ai_provider_name="echo",gen_ai_request_model="a \"quoted\"\\model\n"} 1"#
+            ),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_call_without_a_tool_has_no_tool_label() {
+        let metrics = metrics();
+        let labels = McpLabels {
+            mcp_method_name: "tools/list",
+            gen_ai_tool_name: None,
+        };
+        metrics.mcp.get_or_create(&labels).observe(0.001);
+        let text = metrics.encode();
+        assert!(
+            text.contains(
+                "\nmcp_server_operation_duration_seconds_count{mcp_method_name=\"tools/list\"} 1\n"
+            ),
+            "{text}"
+        );
+    }
+}
