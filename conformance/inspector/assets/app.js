@@ -228,6 +228,7 @@ const TABS = [
   ['tools', 'Tools'],
   ['configuration', 'Configuration'],
   ['conformance', 'Conformance'],
+  ['trace', 'Trace'],
 ];
 
 class Workspace {
@@ -294,7 +295,7 @@ class Workspace {
     }
     if (!this.loaded[key]) {
       this.loaded[key] = true;
-      const screen = { overview: Overview, playground: Playground, tools: Tools, configuration: Configuration, conformance: Conformance }[key];
+      const screen = { overview: Overview, playground: Playground, tools: Tools, configuration: Configuration, conformance: Conformance, trace: Trace }[key];
       this[key] = new screen(this, this.panels[key]);
     }
   }
@@ -314,6 +315,49 @@ class Workspace {
     this.root.remove();
     document.getElementById('connect-status').textContent = `Disconnected from ${this.summary.url}`;
     document.getElementById('connect-url').focus();
+  }
+}
+
+// ---- HTTP trace ----------------------------------------------------------------------
+class Trace {
+  constructor(ws, panel) {
+    this.ws = ws;
+    this.status = h('p', { role: 'status', 'aria-label': 'Trace status' });
+    this.area = h('div', { class: 'trace' });
+    this.covers = h('p', { class: 'hint' }, 'Exchanges made by the Inspector\'s own HTTP client: the raw manifest fetches and the playground\'s streamed chat. Requests made inside the SDK\'s client (health, models, non-streamed chat, configuration, migrate), the host\'s MCP pool (tools, resources, prompts) and the conformance runner are not traced.');
+    panel.append(
+      h('h3', {}, 'HTTP trace'),
+      this.covers,
+      h('p', { class: 'hint' }, 'Secret headers (Authorization, and any named like token, cookie or key) are shown as <redacted>; bodies are cut to 4 KiB.'),
+      h('button', { type: 'button', onclick: () => this.load() }, 'Refresh trace'),
+      this.status, this.area);
+    this.load();
+  }
+
+  async load() {
+    this.status.textContent = 'Loading the trace…';
+    try {
+      const data = await api('GET', `${this.ws.base}/trace`, undefined, { what: 'trace' });
+      this.covers.textContent = data.covers;
+      const list = data.exchanges;
+      this.status.textContent = `${list.length} exchanges (newest first, the last ${data.capacity} kept)`;
+      const ms = (x) => (typeof x === 'number' ? `${x.toFixed(1)} ms` : '—');
+      const pairs = (headers) => headers.map(([k, v]) => `${k}: ${v}`).join('\n');
+      const details = (x) => h('details', {},
+        h('summary', {}, 'Headers and bodies'),
+        h('h4', {}, 'Request headers'), h('pre', {}, pairs(x.requestHeaders) || '—'),
+        x.requestBody ? [h('h4', {}, 'Request body'), h('pre', {}, x.requestBody)] : null,
+        h('h4', {}, 'Response headers'), h('pre', {}, pairs(x.responseHeaders) || '—'),
+        x.responseBody ? [h('h4', {}, 'Response body'), h('pre', {}, x.responseBody)] : null);
+      this.area.replaceChildren(table('HTTP exchanges', ['#', 'Method', 'URL', 'Status', 'Time to headers', 'Total', 'Details'],
+        list.map((x) => [String(x.seq), x.method, h('code', {}, x.url),
+          x.status ? String(x.status) : h('span', { class: 'badge bad' }, x.failure || 'no answer'),
+          ms(x.headersMs), ms(x.totalMs),
+          [x.failure && x.status ? h('p', {}, x.failure) : null, x.responseBody && x.responseBody.startsWith('streamed,') ? h('p', {}, x.responseBody) : null, details(x)]])));
+    } catch (e) {
+      this.status.textContent = '';
+      showError(this.area, e);
+    }
   }
 }
 

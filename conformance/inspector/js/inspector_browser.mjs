@@ -6,7 +6,8 @@
 // CONFIG_JSON: {"inspector": URL, "utilities": URL, "echo": URL, "models": URL,
 //   "unreachable": URL, "notAep": URL, "html": URL, "invalid": URL, "screenshots": DIR}
 // (started by tests/browser.rs). Walks every screen: connect two extensions side by side
-// from the page address, the overview, a streamed chat with its frames and timings, a
+// from the page address, the overview, a streamed chat with its frames and timings (and
+// later in its HTTP trace), a
 // cancelled stream, a stalled stream, option sets (a value refused at its field, a
 // migration), tool calls through generated forms (and a field error), resources (one
 // read from a template's variables) and a prompt with its arguments, the conformance
@@ -308,6 +309,20 @@ async function main() {
     const max = await utilities.getByRole('progressbar', { name: 'Conformance progress' }).getAttribute('max');
     if (!(Number(max) > 10)) throw new Error(`progress max ${max}`);
     await shot(page, 'conformance');
+  });
+
+  await step('trace: the Inspector\'s own exchanges with statuses, timings and redacted headers', async () => {
+    await echo.getByRole('tab', { name: 'Trace' }).click();
+    const exchanges = echo.getByRole('table', { name: 'HTTP exchanges' });
+    await expectText(exchanges, '/chat/stream');
+    await expectText(exchanges, '/.well-known/aep');
+    await echo.getByRole('button', { name: 'Refresh trace' }).click();
+    await expectText(echo.getByRole('status', { name: 'Trace status' }), /^\d+ exchanges \(newest first, the last 200 kept\)/);
+    const rows = await exchanges.getByRole('row').count();
+    if (rows < 3) throw new Error(`the trace has ${rows - 1} rows`);
+    await expectText(exchanges, 'streamed, 4 frames');
+    await expectText(echo.getByRole('tabpanel', { name: 'Trace' }), 'not traced');
+    await shot(page, 'trace');
   });
 
   const bad = [

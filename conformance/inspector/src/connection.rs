@@ -19,6 +19,7 @@ use url::Url;
 use crate::error::ApiError;
 use crate::limits::{CHAT_TIMEOUT, CONNECT_TIMEOUT, REQUEST_TIMEOUT, TOOL_CALL_TIMEOUT};
 use crate::probe;
+use crate::trace::Trace;
 
 /// What the page sends to connect.
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -63,6 +64,8 @@ pub struct Connection {
     pub catalog: Catalog,
     /// The last conformance report, for export.
     pub last_report: Mutex<Option<Arc<Report>>>,
+    /// The exchanges the Inspector's own HTTP client made ([`crate::trace`]).
+    pub trace: Trace,
     token: Option<Secret>,
 }
 
@@ -102,7 +105,15 @@ impl Connection {
             .build()
             .map_err(|e| ApiError::bad_request(format!("HTTP client: {e}")))?;
 
-        let raw = probe::fetch(&http, &base, revision, token.as_ref().map(|t| t.0.as_str())).await;
+        let trace = Trace::default();
+        let raw = probe::fetch(
+            &http,
+            &base,
+            revision,
+            token.as_ref().map(|t| t.0.as_str()),
+            &trace,
+        )
+        .await;
         probe::diagnose(&raw)?;
 
         let mut builder = Client::builder(base.as_str())
@@ -138,6 +149,7 @@ impl Connection {
             manifest,
             catalog,
             last_report: Mutex::new(None),
+            trace,
             token,
         })
     }

@@ -5,7 +5,8 @@
 //! servers, option sets, health, both revisions' raw manifests and their diff), a model
 //! playground (chat and streamed chat with every SSE frame, its timing and a summary),
 //! a tool explorer (tools resolved AEP -> MCP through the host crate, forms from their
-//! input schemas, calls) and the conformance suite with live progress and export.
+//! input schemas, calls), the conformance suite with live progress and export, and an
+//! HTTP trace of the exchanges its own HTTP client makes ([`trace`]).
 //!
 //! The page is plain HTML, CSS and JavaScript under `assets/`, embedded at build time
 //! ([`assets`]); it calls the JSON API under `/api` ([`api`]), which talks to
@@ -20,7 +21,7 @@
 //! # }
 //! ```
 //!
-//! Modules depend one way: `error`, `diff` and `sse` are leaves; `limits` and `probe`
+//! Modules depend one way: `error`, `diff`, `sse` and `trace` (the HTTP trace) are leaves; `limits` and `probe`
 //! (raw discovery and its diagnosis) use `error`; `connection` uses `probe`; `store`
 //! keeps connections; `stream` (the SSE proxy), `tools`, `surface` (resources and
 //! prompts), `configuration` and `suite` work on a connection; `state` holds the store; `api` (handlers), `assets` and `guard` sit on
@@ -44,6 +45,7 @@ pub mod stream;
 pub mod suite;
 pub mod surface;
 pub mod tools;
+pub mod trace;
 
 pub use app::{router, serve};
 pub use error::ApiError;

@@ -12,6 +12,7 @@ use url::Url;
 
 use crate::error::{ApiError, codes};
 use crate::limits::{REQUEST_TIMEOUT, SNIPPET_CHARS};
+use crate::trace::Trace;
 
 /// One discovery route's answer.
 #[derive(Debug, Clone, Serialize)]
@@ -54,6 +55,7 @@ pub async fn fetch(
     base: &Url,
     revision: ProtocolVersion,
     token: Option<&str>,
+    trace: &Trace,
 ) -> RawDocument {
     let url = join(base, revision.discovery_path());
     let mut document = RawDocument {
@@ -73,14 +75,30 @@ pub async fn fetch(
         request = request.bearer_auth(token);
     }
     let answer = async {
-        let response = request.send().await?;
+        let request = request.build()?;
+        let mut pending = trace.start(&request);
+        let response = match http.execute(request).await {
+            Ok(response) => response,
+            Err(e) => {
+                pending.fail(aep_sdk::client::error_chain(&e));
+                return Err(e);
+            }
+        };
+        pending.answered(&response);
         let status = response.status().as_u16();
         let content_type = response
             .headers()
             .get(reqwest::header::CONTENT_TYPE)
             .and_then(|v| v.to_str().ok())
             .map(str::to_owned);
-        let body = response.bytes().await?;
+        let body = match response.bytes().await {
+            Ok(body) => body,
+            Err(e) => {
+                pending.fail(aep_sdk::client::error_chain(&e));
+                return Err(e);
+            }
+        };
+        pending.finish(&body);
         Ok::<_, reqwest::Error>((status, content_type, body))
     }
     .await;

@@ -106,6 +106,7 @@ struct State {
     summary: Summary,
     done: bool,
     opened: bool,
+    exchange: Option<crate::trace::Pending>,
 }
 
 impl State {
@@ -115,6 +116,9 @@ impl State {
 
     fn failure(&mut self, code: &str, message: String) -> Bytes {
         self.done = true;
+        if let Some(exchange) = &mut self.exchange {
+            exchange.note(format!("{code}: {message}"));
+        }
         let total = self.ms();
         sse::event(
             "failure",
@@ -135,6 +139,9 @@ impl State {
             self.summary.gaps_ms.push(gap);
         }
         self.summary.frames += 1;
+        if let Some(exchange) = &mut self.exchange {
+            exchange.frame();
+        }
         let index = self.summary.frames;
         let parsed = serde_json::from_str::<ChatUpdate>(&data);
         let (update, problem) = match &parsed {
@@ -169,6 +176,9 @@ impl State {
 
     async fn next_event(&mut self) -> Option<Bytes> {
         if self.done {
+            if let Some(exchange) = self.exchange.take() {
+                exchange.streamed();
+            }
             return None;
         }
         if !self.opened {
@@ -220,19 +230,24 @@ pub async fn open(
     let path = format!("{}/{id}/chat/stream", paths::MODEL_PROVIDERS);
     let url = crate::probe::join(&connection.base, &path);
     let started = Instant::now();
-    let send = connection
+    let built = connection
         .request(reqwest::Method::POST, &path)
         .header(reqwest::header::ACCEPT, "text/event-stream")
         .json(request)
-        .send();
+        .build()
+        .map_err(|e| ApiError::bad_request(format!("request: {e}")))?;
+    let mut exchange = connection.trace.start(&built);
+    let send = connection.http.execute(built);
     let response = match tokio::time::timeout(stall, send).await {
         Err(_) => {
+            exchange.fail(format!("no answer headers within {} s", stall.as_secs_f64()));
             return Err(ApiError::upstream(
                 codes::STREAM_STALLED,
                 format!("{url} sent no answer headers within {} s", stall.as_secs_f64()),
             ));
         }
         Ok(Err(e)) => {
+            exchange.fail(aep_sdk::client::error_chain(&e));
             return Err(ApiError::upstream(
                 aep_sdk::client::codes::EXTENSION_UNREACHABLE,
                 format!("{url}: {}", aep_sdk::client::error_chain(&e)),
@@ -240,6 +255,7 @@ pub async fn open(
         }
         Ok(Ok(response)) => response,
     };
+    exchange.answered(&response);
     let status = response.status();
     let content_type = response
         .headers()
@@ -248,8 +264,9 @@ pub async fn open(
         .unwrap_or("")
         .to_owned();
     if !status.is_success() || !content_type.starts_with("text/event-stream") {
-        return Err(refusal(response, &url, status.as_u16(), &content_type, stall).await);
+        return Err(refusal(response, &url, status.as_u16(), &content_type, stall, exchange).await);
     }
+    exchange.streaming();
     let state = State {
         body: Box::pin(response.bytes_stream()),
         decoder: SseDecoder::default(),
@@ -260,6 +277,7 @@ pub async fn open(
         summary: Summary::default(),
         done: false,
         opened: false,
+        exchange: Some(exchange),
     };
     Ok(futures::stream::unfold(state, |mut state| async move {
         let event = state.next_event().await?;
@@ -274,12 +292,14 @@ async fn refusal(
     status: u16,
     content_type: &str,
     bound: Duration,
+    exchange: crate::trace::Pending,
 ) -> ApiError {
     let body = tokio::time::timeout(bound, response.bytes())
         .await
         .ok()
         .and_then(Result::ok)
         .unwrap_or_default();
+    exchange.finish(&body);
     let json: Option<Value> = serde_json::from_slice(&body).ok();
     if let Some(error) = json.as_ref().and_then(|j| j.get("error")) {
         let code = error.get("code").and_then(Value::as_str).unwrap_or("unknown");

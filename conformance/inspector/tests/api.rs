@@ -882,3 +882,103 @@ async fn the_page_is_served_from_the_binary() {
         "no CDN"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_trace_lists_the_inspectors_own_exchanges_with_secrets_redacted() {
+    let secret = "tr4ce-secret-token";
+    let guarded = fixtures::utilities_with_token(secret).await;
+    let inspector = Inspector::start(vec![]).await;
+    let (status, summary) = inspector
+        .post(
+            "/api/connections",
+            json!({"url": guarded.base_url, "token": secret}),
+        )
+        .await;
+    assert_eq!(status, 201, "{summary}");
+    let id = summary["id"].as_str().unwrap();
+    let (status, _) = inspector.get(&format!("/api/connections/{id}/manifests")).await;
+    assert_eq!(status, 200);
+    let (status, refused) = inspector
+        .post(
+            &format!("/api/connections/{id}/chat/stream"),
+            chat("nobody", "m", "hi"),
+        )
+        .await;
+    assert!(status >= 400, "{refused}");
+
+    let (status, trace) = inspector.get(&format!("/api/connections/{id}/trace")).await;
+    assert_eq!(status, 200, "{trace}");
+    assert_eq!(trace["capacity"], 200);
+    assert!(trace["covers"].as_str().unwrap().contains("MCP pool"), "{trace}");
+    let exchanges = trace["exchanges"].as_array().unwrap();
+    let lines: Vec<String> = exchanges
+        .iter()
+        .map(|x| {
+            let path = x["url"].as_str().unwrap().replace(&guarded.base_url, "");
+            format!("{} {} {}", x["method"].as_str().unwrap(), path, x["status"])
+        })
+        .collect();
+    // Newest first: the refused stream, the two raw manifests, the manifest on connect.
+    assert_eq!(lines.len(), 4, "{lines:?}");
+    assert!(
+        lines[0].starts_with("POST /aep/model-providers/nobody/chat/stream 4"),
+        "{lines:?}"
+    );
+    assert!(
+        lines[1..3].iter().all(|l| l.starts_with("GET /.well-known/")),
+        "{lines:?}"
+    );
+    assert!(lines[1..3].iter().all(|l| l.ends_with(" 200")), "{lines:?}");
+    assert_eq!(lines[3], "GET /.well-known/aep 200", "{lines:?}");
+    let seqs: Vec<u64> = exchanges.iter().map(|x| x["seq"].as_u64().unwrap()).collect();
+    assert_eq!(seqs, [4, 3, 2, 1]);
+    for x in exchanges {
+        let headers = x["headersMs"].as_f64().expect("time to headers");
+        let total = x["totalMs"].as_f64().expect("total time");
+        assert!(headers >= 0.0 && total >= headers, "{x}");
+        let authorization = x["requestHeaders"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|pair| pair[0] == "authorization")
+            .unwrap_or_else(|| panic!("no authorization header recorded: {x}"));
+        assert_eq!(authorization[1], "<redacted>");
+        assert!(x["responseBody"].as_str().is_some(), "{x}");
+    }
+    assert!(
+        exchanges[0]["requestBody"].as_str().unwrap().contains("\"hi\""),
+        "{}",
+        exchanges[0]
+    );
+    assert!(
+        exchanges[3]["responseBody"]
+            .as_str()
+            .unwrap()
+            .contains("protocolVersion"),
+        "{}",
+        exchanges[3]
+    );
+    assert!(!trace.to_string().contains(secret), "the token is in the trace");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_streamed_chat_is_traced_by_its_frame_count() {
+    let echo = common::echo().await;
+    let inspector = Inspector::start(vec![]).await;
+    let id = inspector.connect(&echo.base_url).await["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    inspector
+        .events(
+            &format!("/api/connections/{id}/chat/stream"),
+            chat("echo", "echo-1", "hello there inspector"),
+        )
+        .await;
+    let (_, trace) = inspector.get(&format!("/api/connections/{id}/trace")).await;
+    let newest = &trace["exchanges"][0];
+    assert_eq!(newest["method"], "POST", "{trace}");
+    assert_eq!(newest["status"], 200, "{newest}");
+    assert_eq!(newest["responseBody"], "streamed, 4 frames", "{newest}");
+    assert_eq!(newest["failure"], Value::Null, "{newest}");
+}

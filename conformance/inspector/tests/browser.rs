@@ -105,6 +105,7 @@ async fn every_screen_works_in_headless_chromium() {
         "resources-prompts",
         "configuration",
         "conformance",
+        "trace",
         "bad-input",
     ] {
         let file = screenshots.join(format!("{name}.png"));

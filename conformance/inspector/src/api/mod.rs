@@ -9,6 +9,7 @@
 //! | `GET /api/connections/{id}/overview` | summary, manifest, option sets |
 //! | `GET /api/connections/{id}/health` | extension and provider health |
 //! | `GET /api/connections/{id}/manifests` | both revisions' raw documents and their diff |
+//! | `GET /api/connections/{id}/trace` | the last 200 exchanges of the Inspector's own HTTP client, newest first |
 //! | `GET /api/connections/{id}/providers/{provider}/models` | a provider's models |
 //! | `POST /api/connections/{id}/chat` | one chat (`{provider, request}`) |
 //! | `POST /api/connections/{id}/chat/stream` | a streamed chat, as events (`{provider, request, stallSeconds?}`) |
@@ -62,6 +63,7 @@ pub fn routes() -> Router<Shared> {
         .route(&format!("{one}/overview"), get(overview::overview))
         .route(&format!("{one}/health"), get(overview::health))
         .route(&format!("{one}/manifests"), get(overview::manifests))
+        .route(&format!("{one}/trace"), get(overview::trace))
         .route(
             &format!("{one}/providers/{{provider}}/models"),
             get(overview::models),

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use super::Shared;
 use crate::error::ApiError;
 use crate::limits::{REQUEST_TIMEOUT, bounded};
-use crate::{diff, probe};
+use crate::{diff, probe, trace};
 
 /// `GET /api/connections/{id}/overview`.
 pub async fn overview(
@@ -84,8 +84,15 @@ pub async fn manifests(
     Path(id): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
     let connection = inspector.connections.get(&id)?;
-    let fetches = ProtocolVersion::ALL
-        .map(|revision| probe::fetch(&connection.http, &connection.base, revision, connection.token()));
+    let fetches = ProtocolVersion::ALL.map(|revision| {
+        probe::fetch(
+            &connection.http,
+            &connection.base,
+            revision,
+            connection.token(),
+            &connection.trace,
+        )
+    });
     let [v1, latest] = fetches;
     let (v1, latest) = futures::join!(v1, latest);
     let differences = match (&v1.json, &latest.json) {
@@ -103,4 +110,15 @@ pub async fn models(
     let connection = inspector.connections.get(&id)?;
     let models = bounded(REQUEST_TIMEOUT, "GET models", connection.client.models(&provider)).await?;
     Ok(Json(json!(models)))
+}
+
+/// `GET /api/connections/{id}/trace`: the exchanges the Inspector's own HTTP client
+/// made to the extension, newest first, and what the trace covers.
+pub async fn trace(State(inspector): State<Shared>, Path(id): Path<String>) -> Result<Json<Value>, ApiError> {
+    let connection = inspector.connections.get(&id)?;
+    Ok(Json(json!({
+        "exchanges": connection.trace.newest_first(),
+        "capacity": trace::CAPACITY,
+        "covers": trace::COVERS,
+    })))
 }
