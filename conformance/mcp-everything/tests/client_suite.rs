@@ -8,9 +8,12 @@
 //! must pass also need the client to have exited 0. The result table is written to
 //! `target/mcp-conformance/everything-client.md` (the README shows it).
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::Path;
 
 use aep_peers::{Peers, Run};
+use common::{baseline_file, passed, suite, write_result_table};
 use serde_json::Value;
 
 /// The scenarios the client must pass (issue 19): not in the baseline, and the client
@@ -23,14 +26,6 @@ const REQUIRED: [&str; 4] = [
 ];
 
 const CLIENT: &str = env!("CARGO_BIN_EXE_aep-mcp-everything-client");
-
-fn suite() -> PathBuf {
-    aep_peers::repo_root().join("target/peers/bin/conformance")
-}
-
-fn baseline_file() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("conformance-baseline.yml")
-}
 
 /// The `client:` entries of the baseline (a YAML list of plain scalars).
 fn baseline_client() -> Vec<String> {
@@ -88,13 +83,6 @@ fn checks(out: &Path) -> Option<Vec<Value>> {
         }
     }
     None
-}
-
-/// As the suite counts it: a FAILURE or a WARNING fails the scenario.
-fn passed(checks: &[Value]) -> bool {
-    !checks
-        .iter()
-        .any(|c| matches!(c["status"].as_str(), Some("FAILURE" | "WARNING")))
 }
 
 /// One scenario through the suite's client mode with `baseline` as expected failures.
@@ -192,9 +180,7 @@ fn write_table(table: &[(String, String, bool)]) {
         let result = if *pass { "pass" } else { "fail (baseline)" };
         text.push_str(&format!("| `{scenario}` | {revisions} | {result} |\n"));
     }
-    let dir = aep_peers::repo_root().join("target/mcp-conformance");
-    std::fs::create_dir_all(&dir).expect("create target/mcp-conformance");
-    std::fs::write(dir.join("everything-client.md"), text).expect("write the result table");
+    write_result_table("everything-client.md", &text);
 }
 
 #[test]

@@ -4,18 +4,16 @@
 //! The result table is written to `target/mcp-conformance/everything-server.md` (the
 //! README shows it).
 
+mod common;
+
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use aep_peers::Peers;
-use aep_sdk::server::AepExtension;
+use common::{baseline_file, passed, serve_everything, suite, write_result_table};
 use serde_json::Value;
 
 const REVISIONS: [&str; 2] = ["2025-06-18", "2025-11-25"];
-
-fn crate_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
 
 /// Each scenario's checks in `out` (`server-<scenario>-<timestamp>/checks.json`).
 fn results(out: &Path) -> BTreeMap<String, Vec<Value>> {
@@ -34,13 +32,6 @@ fn results(out: &Path) -> BTreeMap<String, Vec<Value>> {
     results
 }
 
-/// As the suite counts it: a FAILURE or a WARNING fails the scenario.
-fn passed(checks: &[Value]) -> bool {
-    !checks
-        .iter()
-        .any(|c| matches!(c["status"].as_str(), Some("FAILURE" | "WARNING")))
-}
-
 #[test]
 fn every_server_scenario_passes_or_is_in_the_baseline() {
     let Some(peers) = Peers::require() else { return };
@@ -50,13 +41,9 @@ fn every_server_scenario_passes_or_is_in_the_baseline() {
         .build()
         .expect("a runtime");
     runtime.block_on(async {
-        let extension = aep_mcp_everything::Everything::default()
-            .into_extension()
-            .expect("a valid declaration");
-        let server = aep_sdk::testing::spawn(extension.router()).await;
-        let url = format!("{}/mcp", server.base_url);
-        let suite = aep_peers::repo_root().join("target/peers/bin/conformance");
-        let baseline = crate_dir().join("conformance-baseline.yml");
+        let (_server, url) = serve_everything().await;
+        let suite = suite();
+        let baseline = baseline_file();
         let mut table = BTreeMap::<String, Vec<(String, bool)>>::new();
         let mut failures = Vec::new();
         for revision in REVISIONS {
@@ -113,9 +100,7 @@ fn write_table(table: &BTreeMap<String, Vec<(String, bool)>>) {
             cell(REVISIONS[1])
         ));
     }
-    let dir = aep_peers::repo_root().join("target/mcp-conformance");
-    std::fs::create_dir_all(&dir).expect("create target/mcp-conformance");
-    std::fs::write(dir.join("everything-server.md"), text).expect("write the result table");
+    write_result_table("everything-server.md", &text);
 }
 
 #[test]
@@ -126,14 +111,10 @@ fn a_stale_baseline_entry_fails_the_run() {
         .build()
         .expect("a runtime");
     runtime.block_on(async {
-        let extension = aep_mcp_everything::Everything::default()
-            .into_extension()
-            .expect("a valid declaration");
-        let server = aep_sdk::testing::spawn(extension.router()).await;
-        let url = format!("{}/mcp", server.base_url);
+        let (_server, url) = serve_everything().await;
         let stale = std::env::temp_dir().join(format!("aep-stale-baseline-{}.yml", std::process::id()));
         std::fs::write(&stale, "server:\n  - ping\n").expect("write a baseline");
-        let suite = aep_peers::repo_root().join("target/peers/bin/conformance");
+        let suite = suite();
         let out = std::env::temp_dir().join(format!("aep-stale-results-{}", std::process::id()));
         let args = [
             "server",
