@@ -77,6 +77,7 @@ pub mod error;
 pub mod protocol;
 pub mod schema;
 pub mod server;
+pub mod telemetry;
 pub mod testing;
 pub mod tool;
 pub mod validate;

@@ -39,7 +39,9 @@ use crate::protocol::{
     ChatRequest, ChatResponse, ChatUpdate, ConfigurationCatalog, ErrorResponse, Health, Manifest,
     MigrationRequest, MigrationResponse, ModelDescriptor, ModelProviderDescriptor, ProtocolVersion, paths,
 };
+use crate::telemetry::ChatSpan;
 use crate::validate;
+use tracing::Instrument;
 
 /// A stream of updates; ends after the terminal update. A terminal error update comes
 /// out as an `Err`. Dropping it closes the connection, which cancels the work.
@@ -173,10 +175,16 @@ impl Client {
         request: reqwest::RequestBuilder,
         url: &str,
     ) -> Result<reqwest::Response, ClientError> {
-        let request = match &self.token {
+        let mut request = match &self.token {
             Some(token) => request.bearer_auth(token),
             None => request,
         };
+        if crate::telemetry::enabled() {
+            // The server continues this trace (the current span: the call's own).
+            let mut headers = http::HeaderMap::new();
+            crate::telemetry::inject(&mut headers);
+            request = request.headers(headers);
+        }
         let response = request.send().await.map_err(|e| unreachable(url, &e))?;
         if response.status().is_success() {
             return Ok(response);
@@ -271,7 +279,21 @@ impl Client {
 
     /// `POST /aep/model-providers/{id}/chat`.
     pub async fn chat(&self, provider: &str, request: &ChatRequest) -> Result<ChatResponse, ClientError> {
-        self.post(self.provider_url(provider, "/chat"), request).await
+        let url = self.provider_url(provider, "/chat");
+        let span = self.chat_span(provider, request);
+        let answer: Result<ChatResponse, ClientError> = self.post(url, request).instrument(span.span()).await;
+        match &answer {
+            Ok(response) => span.response(response),
+            Err(error) => span.error(error.code),
+        }
+        answer
+    }
+
+    /// The client span of a chat call (empty when spans are not exported).
+    fn chat_span(&self, provider: &str, request: &ChatRequest) -> ChatSpan {
+        let span = ChatSpan::for_request("client", provider, request);
+        span.http_target("POST", &self.base);
+        span
     }
 
     /// `POST /aep/model-providers/{id}/chat/stream`: the updates up to and including the
@@ -282,7 +304,19 @@ impl Client {
         request: &ChatRequest,
     ) -> Result<UpdateStream, ClientError> {
         let url = self.provider_url(provider, "/chat/stream");
-        let response = self.send(self.http.post(&url).json(request), &url).await?;
+        let span = self.chat_span(provider, request);
+        let response = match self
+            .send(self.http.post(&url).json(request), &url)
+            .instrument(span.span())
+            .await
+        {
+            Ok(response) => response,
+            Err(error) => {
+                span.error(error.code);
+                return Err(error);
+            }
+        };
+        span.http_status(response.status().as_u16());
         let content_type = response
             .headers()
             .get(header::CONTENT_TYPE)
@@ -294,7 +328,7 @@ impl Client {
                 format!("{url}: expected text/event-stream, got '{content_type}'"),
             ));
         }
-        Ok(read_updates(response, url))
+        Ok(read_updates(response, url, span))
     }
 
     /// `GET /aep/configuration`.
@@ -357,15 +391,18 @@ struct Reader {
     pending: std::collections::VecDeque<String>,
     url: String,
     done: bool,
+    /// The call's span, ended with the stream.
+    span: ChatSpan,
 }
 
-fn read_updates(response: reqwest::Response, url: String) -> UpdateStream {
+fn read_updates(response: reqwest::Response, url: String, span: ChatSpan) -> UpdateStream {
     let reader = Reader {
         body: Box::pin(response.bytes_stream()),
         decoder: SseDecoder::default(),
         pending: Default::default(),
         url,
         done: false,
+        span,
     };
     Box::pin(futures::stream::unfold(reader, |mut reader| async move {
         if reader.done {
@@ -380,7 +417,9 @@ fn read_updates(response: reqwest::Response, url: String) -> UpdateStream {
                 Some(Ok(bytes)) => reader.pending.extend(reader.decoder.push(&bytes)),
                 Some(Err(e)) => {
                     reader.done = true;
-                    return Some((Err(unreachable(&reader.url, &e)), reader));
+                    let error = unreachable(&reader.url, &e);
+                    reader.span.error(error.code);
+                    return Some((Err(error), reader));
                 }
                 None => {
                     reader.done = true;
@@ -388,6 +427,7 @@ fn read_updates(response: reqwest::Response, url: String) -> UpdateStream {
                         codes::INVALID_RESPONSE,
                         format!("{}: the stream ended before a terminal update", reader.url),
                     );
+                    reader.span.error(error.code);
                     return Some((Err(error), reader));
                 }
             }
@@ -407,10 +447,13 @@ impl Reader {
                 ));
             }
         };
+        self.span.update(&update);
         if !update.is_terminal() {
             return Ok(update);
         }
         self.done = true;
+        // The answer is complete: the call's span ends here.
+        self.span = ChatSpan::default();
         match update.error {
             Some(remote) => {
                 let mut error = ClientError::new(

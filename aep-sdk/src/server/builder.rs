@@ -167,6 +167,15 @@ impl Extension {
 
     fn guard_router(&self, router: Router) -> super::access::Guard {
         // The default span records method, URI and version, never headers or bodies.
+        // HTTP server spans continuing the caller's trace: only when they are exported.
+        #[cfg(feature = "otel")]
+        let router = if crate::telemetry::enabled() {
+            router.layer(axum::middleware::from_fn(
+                crate::telemetry::http_server::server_span,
+            ))
+        } else {
+            router
+        };
         let router = router.layer(TraceLayer::new_for_http());
         // Outside authentication: preflights carry no credentials, and a foreign origin is
         // refused before anything else looks at the request.

@@ -24,6 +24,7 @@ use crate::AepError;
 use crate::caller::Caller;
 use crate::error::codes;
 use crate::protocol::{ChatRequest, Health, ModelProviderDescriptor, ProtocolVersion, paths};
+use crate::telemetry::{ChatSpan, Traced};
 
 /// A provider as the router holds it.
 #[derive(Clone)]
@@ -224,6 +225,9 @@ async fn chat(
     let (registered, ctx, chat, _guard) = open_chat(&shared, &id, request).await?;
     // Records the duration when this future ends, answered or dropped.
     let _timer = timer(metrics, &registered, &chat, start);
+    if crate::telemetry::enabled() {
+        return traced_chat(registered, chat, ctx).await;
+    }
     let response = guarded(registered.provider.chat(chat, ctx)).await?;
     Ok(axum::Json(response).into_response())
 }
@@ -237,7 +241,11 @@ async fn chat_stream(
     let start = Instant::now();
     let (registered, ctx, chat, guard) = open_chat(&shared, &id, request).await?;
     let timer = timer(metrics, &registered, &chat, start);
-    let stream = guarded(registered.provider.chat_stream(chat, ctx)).await?;
+    let stream = if crate::telemetry::enabled() {
+        traced_stream(&registered, chat, ctx).await?
+    } else {
+        guarded(registered.provider.chat_stream(chat, ctx)).await?
+    };
     Ok(sse::response(
         stream,
         shared.keep_alive,
@@ -246,6 +254,45 @@ async fn chat_stream(
         &shared.open_streams,
         timer,
     ))
+}
+
+/// `/chat` inside its GenAI span (only when spans are exported).
+async fn traced_chat(
+    registered: Registered,
+    chat: ChatRequest,
+    ctx: RequestContext,
+) -> Result<Response, AepError> {
+    use tracing::Instrument;
+    let span = ChatSpan::for_request("internal", &registered.descriptor.id, &chat);
+    let answer = guarded(registered.provider.chat(chat, ctx))
+        .instrument(span.span())
+        .await;
+    match &answer {
+        Ok(response) => span.response(response),
+        Err(error) => span.error(error.code()),
+    }
+    Ok(axum::Json(answer?).into_response())
+}
+
+/// `/chat/stream`'s provider stream inside its GenAI span, which ends with the stream
+/// (only when spans are exported).
+async fn traced_stream(
+    registered: &Registered,
+    chat: ChatRequest,
+    ctx: RequestContext,
+) -> Result<super::ChatStream, AepError> {
+    use tracing::Instrument;
+    let span = ChatSpan::for_request("internal", &registered.descriptor.id, &chat);
+    let opened = guarded(registered.provider.chat_stream(chat, ctx))
+        .instrument(span.span())
+        .await;
+    match opened {
+        Ok(stream) => Ok(super::ChatStream::new(Traced::new(stream, span))),
+        Err(error) => {
+            span.error(error.code());
+            Err(error)
+        }
+    }
 }
 
 /// 404 for every unknown route, as an AEP error.

@@ -132,9 +132,16 @@ impl Default for ConnectionLimits {
 
 /// Installs a `tracing` subscriber that honours `RUST_LOG` (default `info`). Does nothing
 /// if one is already installed.
+///
+/// With the `otel` feature and an OTLP endpoint in the environment, spans are also
+/// exported (see [`crate::telemetry`]); problems with that configuration are logged as
+/// warnings.
 pub fn init_tracing() {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    #[cfg(feature = "otel")]
+    crate::telemetry::init_with(filter.to_string());
+    #[cfg(not(feature = "otel"))]
     let _ = tracing_subscriber::fmt().with_env_filter(filter).try_init();
 }
 
@@ -166,7 +173,7 @@ impl Extension {
 
     /// Applies the options that shape the router (authentication, MCP access, metrics).
     pub fn configure(mut self, args: &ServeArgs) -> Result<Self, Error> {
-        if args.metrics_listen.is_some() {
+        if args.metrics_listen.is_some() || crate::telemetry::metrics_enabled() {
             self = self.with_metrics();
         }
         if let Some(token) = args.bearer_token()? {
@@ -224,6 +231,8 @@ impl Extension {
         if let Some(metrics) = metrics {
             metrics.abort();
         }
+        // Spans and metrics still buffered go out before the process ends.
+        tokio::task::spawn_blocking(crate::telemetry::shutdown).await.ok();
         served
     }
 

@@ -140,6 +140,20 @@ impl<S: Send + Sync + 'static> ServerHandler for ToolServer<S> {
         let operation = Operation::start(&context, "tools/call");
         let ctx = self.context(request.meta.take().map(|m| m.0.0), &mut context);
         let arguments = request.arguments.take().unwrap_or_default();
+        #[cfg(feature = "otel")]
+        if crate::telemetry::enabled() {
+            use tracing::Instrument;
+            let span = crate::telemetry::mcp::tool_call(&context, &request.name);
+            let result = self
+                .call_mcp(&request.name, arguments, ctx)
+                .instrument(span.clone())
+                .await;
+            if let Err(error) = &result {
+                crate::telemetry::mcp::failed(&span, &error.code.0.to_string());
+            }
+            operation.finish(Some(&request.name));
+            return result;
+        }
         let result = self.call_mcp(&request.name, arguments, ctx).await;
         operation.finish(Some(&request.name));
         result

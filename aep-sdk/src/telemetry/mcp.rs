@@ -1,0 +1,44 @@
+//! The span of an MCP tool call (`tools/call {tool}`): `mcp.method.name`,
+//! `gen_ai.tool.name`, `gen_ai.operation.name = execute_tool`, and `error.type` when it
+//! fails. Its parent is the HTTP server span of the request that carried it (rmcp runs
+//! handlers on a session task, outside that span), else the request's `traceparent`.
+//! Tool arguments and results are never recorded.
+
+use rmcp::service::{RequestContext, RoleServer};
+use tracing::Span;
+use tracing::field::Empty;
+
+use super::http_server::ServerSpan;
+
+/// The tool call's span; disabled when spans are not exported.
+pub(crate) fn tool_call(context: &RequestContext<RoleServer>, tool: &str) -> Span {
+    if !super::enabled() {
+        return Span::none();
+    }
+    let head = context.extensions.get::<http::request::Parts>();
+    let parent = head.and_then(|h| h.extensions.get::<ServerSpan>());
+    let span = tracing::info_span!(
+        target: super::TARGET,
+        parent: parent.and_then(|p| p.0.id()),
+        "mcp.tools_call",
+        otel.name = format!("tools/call {tool}"),
+        otel.kind = "server",
+        otel.status_code = Empty,
+        mcp.method.name = "tools/call",
+        gen_ai.operation.name = "execute_tool",
+        gen_ai.tool.name = tool,
+        "error.type" = Empty,
+    );
+    if parent.is_none()
+        && let Some(head) = head
+    {
+        super::pipeline::extract_into(&span, &head.headers);
+    }
+    span
+}
+
+/// Marks the tool call's span failed with `error_type`.
+pub(crate) fn failed(span: &Span, error_type: &str) {
+    span.record("error.type", error_type);
+    span.record("otel.status_code", "ERROR");
+}

@@ -1,0 +1,123 @@
+//! OpenTelemetry: traces (and, with metrics on, the instruments of
+//! [`Extension::metrics_router`](crate::server::Extension::metrics_router)) exported over
+//! OTLP/HTTP with protobuf, configured only by the standard environment variables.
+//!
+//! Built with the `otel` cargo feature (the bundled extension binaries turn it on). Even
+//! then nothing is exported, and no request does any extra work, unless an endpoint is
+//! set: `OTEL_EXPORTER_OTLP_ENDPOINT` (both signals; `/v1/traces` and `/v1/metrics` are
+//! appended), `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` or `OTEL_EXPORTER_OTLP_METRICS_ENDPOINT`
+//! (used as they are). `OTEL_SDK_DISABLED=true`, `OTEL_TRACES_EXPORTER=none` and
+//! `OTEL_METRICS_EXPORTER=none` turn export off again; `OTEL_EXPORTER_OTLP_PROTOCOL` must
+//! be `http/protobuf` (anything else is reported at start-up and export stays off).
+//! The SDK reads the rest: `OTEL_SERVICE_NAME`, `OTEL_RESOURCE_ATTRIBUTES`,
+//! `OTEL_TRACES_SAMPLER`/`OTEL_TRACES_SAMPLER_ARG`, `OTEL_BSP_*`,
+//! `OTEL_METRIC_EXPORT_INTERVAL`, `OTEL_EXPORTER_OTLP_HEADERS`, `OTEL_EXPORTER_OTLP_TIMEOUT`.
+//!
+//! What goes out: W3C `traceparent`/`tracestate` are continued from incoming AEP and MCP
+//! requests and sent on outgoing ones (the [`Client`](crate::client::Client), and anyone
+//! calling [`inject`]); spans follow the OpenTelemetry semantic conventions for HTTP,
+//! GenAI and MCP. No message content, tool argument or header value is recorded unless
+//! `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true` asks for message content.
+//!
+//! [`crate::server::init_tracing`] sets all of this up; a program with its own
+//! `tracing` subscriber adds [`layer`] to it, and calls [`shutdown`] before it exits.
+
+#[cfg(feature = "otel")]
+mod config;
+mod genai;
+#[cfg(feature = "otel")]
+mod http_client;
+#[cfg(feature = "otel")]
+pub(crate) mod http_server;
+#[cfg(feature = "otel")]
+pub(crate) mod mcp;
+#[cfg(feature = "otel")]
+mod pipeline;
+
+pub use genai::ChatSpan;
+pub(crate) use genai::Traced;
+#[cfg(feature = "otel")]
+pub use pipeline::{layer, warnings};
+
+/// The `tracing` target of the spans this crate makes for OpenTelemetry.
+pub const TARGET: &str = "aep_sdk::telemetry";
+
+/// Whether spans are exported: the `otel` feature is built in and an OTLP endpoint for
+/// traces is configured. Checked once per request (an atomic load) before any tracing
+/// work; always `false` without the feature.
+#[inline]
+pub fn enabled() -> bool {
+    #[cfg(feature = "otel")]
+    {
+        pipeline::traces_on()
+    }
+    #[cfg(not(feature = "otel"))]
+    {
+        false
+    }
+}
+
+/// Whether metrics are exported over OTLP.
+#[inline]
+pub fn metrics_enabled() -> bool {
+    #[cfg(feature = "otel")]
+    {
+        pipeline::metrics_on()
+    }
+    #[cfg(not(feature = "otel"))]
+    {
+        false
+    }
+}
+
+/// Writes the current span's W3C `traceparent` (and `tracestate`) into `headers`, so
+/// the server the request goes to continues this trace. Does nothing when spans are not
+/// exported.
+pub fn inject(headers: &mut http::HeaderMap) {
+    #[cfg(feature = "otel")]
+    if enabled() {
+        pipeline::inject(&tracing::Span::current(), headers);
+    }
+    #[cfg(not(feature = "otel"))]
+    let _ = headers;
+}
+
+/// Makes `span` a child of the W3C trace context `headers` carry (`traceparent`,
+/// `tracestate`); without one, `span` stays where it is. Does nothing when spans are not
+/// exported.
+pub fn continue_trace(span: &tracing::Span, headers: &http::HeaderMap) {
+    #[cfg(feature = "otel")]
+    if enabled() {
+        pipeline::extract_into(span, headers);
+    }
+    #[cfg(not(feature = "otel"))]
+    let _ = (span, headers);
+}
+
+/// Flushes and stops the exporters (spans and metrics still buffered are sent, within
+/// the SDK's timeouts). [`Extension::serve`](crate::server::Extension::serve) calls it
+/// on a graceful shutdown; call it before exiting in a program of your own. Safe to
+/// call more than once and when nothing was set up.
+pub fn shutdown() {
+    #[cfg(feature = "otel")]
+    pipeline::shutdown();
+}
+
+/// Installs `fmt` logs filtered by `filter` (an `EnvFilter` directive), plus the
+/// OpenTelemetry layer when spans are exported, and logs [`warnings`]. Does nothing if
+/// a subscriber is already installed.
+#[cfg(feature = "otel")]
+pub(crate) fn init_with(filter: String) {
+    use tracing_subscriber::prelude::*;
+    if let Some(layer) = layer() {
+        let logs = tracing_subscriber::fmt::layer().with_filter(tracing_subscriber::EnvFilter::new(filter));
+        let _ = tracing_subscriber::registry().with(logs).with(layer).try_init();
+    } else {
+        let _ = tracing_subscriber::fmt()
+            .with_env_filter(tracing_subscriber::EnvFilter::new(filter))
+            .try_init();
+    }
+    for warning in warnings() {
+        tracing::warn!("OpenTelemetry: {warning}");
+    }
+}
