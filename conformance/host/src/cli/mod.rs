@@ -173,15 +173,44 @@ pub enum PromptsAction {
     },
 }
 
+/// Logs on stderr (`RUST_LOG`, default `warn`) and, when an OTLP endpoint is configured,
+/// spans to OpenTelemetry (see [`aep_sdk::telemetry`]).
+fn init_tracing() {
+    use tracing_subscriber::prelude::*;
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    let logs = tracing_subscriber::fmt::layer()
+        .with_writer(std::io::stderr)
+        .with_filter(filter);
+    let _ = tracing_subscriber::registry()
+        .with(logs)
+        .with(aep_sdk::telemetry::layer())
+        .try_init();
+    for warning in aep_sdk::telemetry::warnings() {
+        tracing::warn!("OpenTelemetry: {warning}");
+    }
+}
+
+impl Command {
+    /// The subcommand's name, as typed.
+    fn name(&self) -> &'static str {
+        match self {
+            Command::Discover { .. } => "discover",
+            Command::Tools { .. } => "tools",
+            Command::Call { .. } => "call",
+            Command::Chat { .. } => "chat",
+            Command::Resources { .. } => "resources",
+            Command::Prompts { .. } => "prompts",
+            Command::Inspect { .. } => "inspect",
+            Command::Demo { .. } => "demo",
+        }
+    }
+}
+
 /// Parses the process arguments, runs the command and reports errors on stderr.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .try_init();
+    init_tracing();
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(runtime) => runtime,
         Err(error) => {
@@ -190,7 +219,25 @@ pub fn main() -> ExitCode {
         }
     };
     let mut stdout = std::io::stdout();
-    match runtime.block_on(commands::run(cli, &mut stdout)) {
+    // The root of the command's trace, when spans are exported: every AEP and MCP call
+    // the host makes is a child and carries its traceparent.
+    let span = if aep_sdk::telemetry::enabled() {
+        let name = cli.command.name();
+        tracing::info_span!(
+            "aep-host",
+            otel.name = format!("aep-host {name}"),
+            otel.kind = "internal"
+        )
+    } else {
+        tracing::Span::none()
+    };
+    let outcome = runtime.block_on(tracing::Instrument::instrument(
+        commands::run(cli, &mut stdout),
+        span,
+    ));
+    // Spans still buffered go out before the process exits.
+    aep_sdk::telemetry::shutdown();
+    match outcome {
         Ok(code) => code,
         Err(error) => {
             eprintln!("error: {error}");

@@ -123,9 +123,14 @@ impl OllamaClient {
         let url = self.url("api/chat");
         let mut request = request.clone();
         request.stream = true;
-        let response = self
-            .send(self.http.post(&url).json(&request), &url, self.idle)
-            .await?;
+        let mut post = self.http.post(&url).json(&request);
+        if aep_sdk::telemetry::enabled() {
+            // Ollama (or a proxy in front of it) continues the trace.
+            let mut headers = http::HeaderMap::new();
+            aep_sdk::telemetry::inject(&mut headers);
+            post = post.headers(headers);
+        }
+        let response = self.send(post, &url, self.idle).await?;
         Ok(LineReader::new(aep_sdk::client::LineReader::new(
             response.bytes_stream(),
             self.idle,
