@@ -324,10 +324,12 @@ class Trace {
     this.ws = ws;
     this.status = h('p', { role: 'status', 'aria-label': 'Trace status' });
     this.area = h('div', { class: 'trace' });
-    this.covers = h('p', { class: 'hint' }, 'Exchanges made by the Inspector\'s own HTTP client: the raw manifest fetches and the playground\'s streamed chat. Requests made inside the SDK\'s client (health, models, non-streamed chat, configuration, migrate), the host\'s MCP pool (tools, resources, prompts) and the conformance runner are not traced.');
+    this.covers = h('p', { class: 'hint' }, 'Every exchange between the Inspector and the extension.');
+    this.proxy = h('p', { class: 'hint', 'aria-label': 'Trace proxy' });
+    this.bypassed = h('div', { 'aria-label': 'Not traced' });
     panel.append(
       h('h3', {}, 'HTTP trace'),
-      this.covers,
+      this.covers, this.proxy, this.bypassed,
       h('p', { class: 'hint' }, 'Secret headers (Authorization, and any named like token, cookie or key) are shown as <redacted>; bodies are cut to 4 KiB.'),
       h('button', { type: 'button', onclick: () => this.load() }, 'Refresh trace'),
       this.status, this.area);
@@ -339,6 +341,11 @@ class Trace {
     try {
       const data = await api('GET', `${this.ws.base}/trace`, undefined, { what: 'trace' });
       this.covers.textContent = data.covers;
+      this.proxy.textContent = `The SDK's client, the MCP pool and the conformance runner reach the extension through the Inspector's recording proxy at ${data.proxy} (loopback only, stopped when you disconnect).`;
+      this.bypassed.replaceChildren(...(data.bypassed.length
+        ? [h('div', { class: 'error-box', role: 'note' }, h('strong', {}, 'Not traced: '), 'these MCP endpoints are absolute URLs in the manifest, so the pool reaches them directly:',
+          h('ul', {}, data.bypassed.map((u) => h('li', {}, h('code', {}, u)))))]
+        : []));
       const list = data.exchanges;
       this.status.textContent = `${list.length} exchanges (newest first, the last ${data.capacity} kept)`;
       const ms = (x) => (typeof x === 'number' ? `${x.toFixed(1)} ms` : '—');
@@ -349,8 +356,8 @@ class Trace {
         x.requestBody ? [h('h4', {}, 'Request body'), h('pre', {}, x.requestBody)] : null,
         h('h4', {}, 'Response headers'), h('pre', {}, pairs(x.responseHeaders) || '—'),
         x.responseBody ? [h('h4', {}, 'Response body'), h('pre', {}, x.responseBody)] : null);
-      this.area.replaceChildren(table('HTTP exchanges', ['#', 'Method', 'URL', 'Status', 'Time to headers', 'Total', 'Details'],
-        list.map((x) => [String(x.seq), x.method, h('code', {}, x.url),
+      this.area.replaceChildren(table('HTTP exchanges', ['#', 'Sent by', 'Method', 'URL', 'Status', 'Time to headers', 'Total', 'Details'],
+        list.map((x) => [String(x.seq), x.via === 'proxy' ? 'SDK client, MCP pool or runner (proxy)' : 'Inspector', x.method, h('code', {}, x.url),
           x.status ? String(x.status) : h('span', { class: 'badge bad' }, x.failure || 'no answer'),
           ms(x.headersMs), ms(x.totalMs),
           [x.failure && x.status ? h('p', {}, x.failure) : null, x.responseBody && x.responseBody.startsWith('streamed,') ? h('p', {}, x.responseBody) : null, details(x)]])));

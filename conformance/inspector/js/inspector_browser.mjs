@@ -321,7 +321,14 @@ async function main() {
     const rows = await exchanges.getByRole('row').count();
     if (rows < 3) throw new Error(`the trace has ${rows - 1} rows`);
     await expectText(exchanges, 'streamed, 4 frames');
-    await expectText(echo.getByRole('tabpanel', { name: 'Trace' }), 'not traced');
+    await expectText(exchanges, 'SDK client, MCP pool or runner (proxy)');
+    await expectText(echo.getByLabel('Trace proxy'), /recording proxy at http:\/\/127\.0\.0\.1:\d+/);
+    // The utilities' conformance run and MCP sessions went through the proxy too.
+    await utilities.getByRole('tab', { name: 'Trace' }).click();
+    const utilitiesExchanges = utilities.getByRole('table', { name: 'HTTP exchanges' });
+    await expectText(utilitiesExchanges, '/.well-known/agentstration');
+    await expectText(utilitiesExchanges, `${config.utilities}/mcp`);
+    await echo.getByRole('tab', { name: 'Trace' }).click();
     await shot(page, 'trace');
   });
 

@@ -20,7 +20,7 @@ pub fn router(inspector: Arc<Inspector>, loopback: bool) -> Router {
         .route("/app.css", get(assets::style))
         .route("/icon.svg", get(assets::icon))
         .route("/favicon.ico", get(assets::icon))
-        .merge(api::routes())
+        .merge(api::routes(inspector.clone()))
         .with_state(inspector)
         .layer(axum::middleware::from_fn_with_state(
             Loopback(loopback),

@@ -19,6 +19,7 @@ use url::Url;
 use crate::error::ApiError;
 use crate::limits::{CHAT_TIMEOUT, CONNECT_TIMEOUT, REQUEST_TIMEOUT, TOOL_CALL_TIMEOUT};
 use crate::probe;
+use crate::proxy::Proxy;
 use crate::trace::Trace;
 
 /// What the page sends to connect.
@@ -64,8 +65,11 @@ pub struct Connection {
     pub catalog: Catalog,
     /// The last conformance report, for export.
     pub last_report: Mutex<Option<Arc<Report>>>,
-    /// The exchanges the Inspector's own HTTP client made ([`crate::trace`]).
+    /// The exchanges with the extension ([`crate::trace`]): the Inspector's own client's,
+    /// and the proxy's.
     pub trace: Trace,
+    /// The recording proxy the SDK's client, the MCP pool and the runner go through.
+    pub proxy: Proxy,
     token: Option<Secret>,
 }
 
@@ -116,7 +120,14 @@ impl Connection {
         .await;
         probe::diagnose(&raw)?;
 
-        let mut builder = Client::builder(base.as_str())
+        let proxy = Proxy::start(&base, trace.clone()).await.map_err(|e| {
+            ApiError::new(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "proxy_failed",
+                format!("could not start the trace proxy on 127.0.0.1: {e}"),
+            )
+        })?;
+        let mut builder = Client::builder(proxy.base().as_str())
             .revision(revision)
             .connect_timeout(CONNECT_TIMEOUT)
             .read_timeout(REQUEST_TIMEOUT);
@@ -124,9 +135,12 @@ impl Connection {
             builder = builder.bearer_token(token.0.clone());
         }
         let client = builder.build()?;
-        let manifest = client.discover().await.map_err(discovery_error)?;
+        let manifest = client
+            .discover()
+            .await
+            .map_err(|e| unproxy_error(discovery_error(e), &proxy, &base))?;
 
-        let mut entry = ExtensionEntry::new(&manifest.extension.id, base.as_str(), revision)?;
+        let mut entry = ExtensionEntry::new(&manifest.extension.id, proxy.base().as_str(), revision)?;
         if let Some(token) = &token {
             entry = entry.with_bearer_token(&token.0)?;
         }
@@ -150,8 +164,21 @@ impl Connection {
             catalog,
             last_report: Mutex::new(None),
             trace,
+            proxy,
             token,
         })
+    }
+
+    /// `text` with the proxy's origin replaced by the extension's: what clients going
+    /// through the proxy say (errors, reports, MCP URLs) names the extension.
+    pub fn unproxy(&self, text: &str) -> String {
+        unproxy(text, &self.proxy, &self.base)
+    }
+
+    /// Closes the MCP sessions, then stops the proxy.
+    pub async fn close(&self) {
+        self.catalog.pool().close().await;
+        self.proxy.close().await;
     }
 
     /// The bearer token, for server-side requests only.
@@ -178,6 +205,34 @@ impl Connection {
             "extension": self.manifest.extension,
         })
     }
+}
+
+fn unproxy(text: &str, proxy: &Proxy, base: &Url) -> String {
+    let from = format!("http://{}", proxy.addr());
+    let to = base.origin().ascii_serialization();
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(&from) {
+        let after = &rest[at + from.len()..];
+        out.push_str(&rest[..at]);
+        // `http://127.0.0.1:80` is not the start of `http://127.0.0.1:8080`.
+        if after.starts_with(|c: char| c.is_ascii_digit()) {
+            out.push_str(&from);
+        } else {
+            out.push_str(&to);
+        }
+        rest = after;
+    }
+    out.push_str(rest);
+    out
+}
+
+fn unproxy_error(mut error: ApiError, proxy: &Proxy, base: &Url) -> ApiError {
+    error.message = unproxy(&error.message, proxy, base);
+    for detail in &mut error.details {
+        *detail = unproxy(detail, proxy, base);
+    }
+    error
 }
 
 /// The client's discovery failure, with a manifest's problems one per line.

@@ -6,7 +6,9 @@
 //! playground (chat and streamed chat with every SSE frame, its timing and a summary),
 //! a tool explorer (tools resolved AEP -> MCP through the host crate, forms from their
 //! input schemas, calls), the conformance suite with live progress and export, and an
-//! HTTP trace of the exchanges its own HTTP client makes ([`trace`]).
+//! HTTP trace of every exchange with the extension ([`trace`]): the SDK's client, the
+//! host's MCP pool and the conformance runner reach it through a recording proxy on a
+//! loopback port ([`proxy`]).
 //!
 //! The page is plain HTML, CSS and JavaScript under `assets/`, embedded at build time
 //! ([`assets`]); it calls the JSON API under `/api` ([`api`]), which talks to
@@ -22,7 +24,8 @@
 //! ```
 //!
 //! Modules depend one way: `error`, `diff`, `sse` and `trace` (the HTTP trace) are leaves; `limits` and `probe`
-//! (raw discovery and its diagnosis) use `error`; `connection` uses `probe`; `store`
+//! (raw discovery and its diagnosis) use `error`; `proxy` (the recording proxy) uses
+//! `trace`; `connection` uses `probe` and `proxy`; `store`
 //! keeps connections; `stream` (the SSE proxy), `tools`, `surface` (resources and
 //! prompts), `configuration` and `suite` work on a connection; `state` holds the store; `api` (handlers), `assets` and `guard` sit on
 //! those; `app` assembles the router.
@@ -38,6 +41,7 @@ pub mod error;
 pub mod guard;
 pub mod limits;
 pub mod probe;
+pub mod proxy;
 mod sse;
 mod state;
 pub mod store;

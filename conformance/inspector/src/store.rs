@@ -55,7 +55,7 @@ impl Connections {
         let removed =
             number(id).and_then(|n| self.open.write().unwrap_or_else(|p| p.into_inner()).remove(&n));
         let connection = removed.ok_or_else(|| not_found(id))?;
-        connection.catalog.pool().close().await;
+        connection.close().await;
         Ok(())
     }
 }

@@ -3,7 +3,8 @@
 //!
 //! Events: `progress` (`{index, total, id, status}`, `status` null when a check starts)
 //! and, last, `report` (the report as the CLI's `--format json` writes it, plus
-//! `success`). When the page goes away the run is aborted.
+//! `success`). When the page goes away the run is aborted. The runner reaches the
+//! extension through the connection's recording proxy; the report names the extension.
 
 use std::sync::Arc;
 
@@ -79,10 +80,12 @@ pub fn start(connection: Arc<Connection>, request: RunRequest) -> impl Stream<It
         ..Options::default()
     };
     let handle = tokio::spawn(async move {
-        let report = check_with(connection.base.as_str(), &options).await;
+        let report = check_with(connection.proxy.base().as_str(), &options).await;
         let data = report_json(&report);
         *connection.last_report.lock().unwrap_or_else(|p| p.into_inner()) = Some(Arc::new(report));
-        let _ = sender.send(sse::event("report", &data));
+        let event = sse::event("report", &data);
+        let event = connection.unproxy(&String::from_utf8_lossy(&event));
+        let _ = sender.send(Bytes::from(event));
     });
     futures::stream::unfold(Run { handle, events }, |mut run| async move {
         let event = run.events.recv().await?;

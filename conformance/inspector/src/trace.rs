@@ -1,9 +1,9 @@
-//! [`Trace`]: a connection's HTTP trace, the last [`CAPACITY`] exchanges the Inspector's
-//! own code made to the extension with its plain `reqwest` client (the raw manifest
-//! fetches when connecting and on the overview, and the playground's streamed chat).
-//! Requests made inside the SDK's client (health, models, non-streamed chat,
-//! configuration, migrate), the host's MCP pool (tools, resources, prompts) and the
-//! conformance runner are not in it: they would need hooks in those crates.
+//! [`Trace`]: a connection's HTTP trace, the last [`CAPACITY`] exchanges between the
+//! Inspector and the extension. Two kinds are recorded: those its own `reqwest` client
+//! makes (the raw manifest fetches and the playground's streamed chat, recorded here with
+//! [`Trace::start`]), and everything the SDK's client, the host's MCP pool and the
+//! conformance runner send, which goes through the connection's recording proxy
+//! ([`crate::proxy`], recorded with [`Trace::begin`]).
 //!
 //! Headers named like a secret (`authorization`, or containing `token`, `cookie` or
 //! `key`) are recorded as `<redacted>`; bodies are cut to [`BODY_BYTES`].
@@ -12,6 +12,7 @@ use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
+use reqwest::header::HeaderMap;
 use serde::Serialize;
 
 /// How many exchanges a connection keeps.
@@ -19,7 +20,7 @@ pub const CAPACITY: usize = 200;
 /// How much of a body is kept.
 pub const BODY_BYTES: usize = 4096;
 /// What the trace covers, said to the page.
-pub const COVERS: &str = "Exchanges made by the Inspector's own HTTP client: the raw manifest fetches (on connect and in the overview's raw manifests) and the playground's streamed chat. Requests made inside the SDK's client (health, models, non-streamed chat, configuration, validate's catalog read, migrate), the host's MCP pool (tools, resources, prompts) and the conformance runner are not traced.";
+pub const COVERS: &str = "Every exchange between the Inspector and the extension: the SDK's client (discovery, health, models, chat, configuration, migrate), the host's MCP pool (tools, resources, prompts) and the conformance runner reach the extension through a recording proxy on a loopback port, and the Inspector's own client (raw manifests, the streamed chat) is recorded as it sends. An MCP server whose manifest endpoint is an absolute URL is reached directly, so its exchanges are not in the trace.";
 
 /// One request and its answer.
 #[derive(Debug, Clone, Serialize)]
@@ -49,6 +50,9 @@ pub struct Exchange {
     pub response_body: Option<String>,
     /// Why there is no (whole) answer.
     pub failure: Option<String>,
+    /// Who sent it: `inspector` (its own client) or `proxy` (the SDK's client, the MCP
+    /// pool or the conformance runner, through the recording proxy).
+    pub via: &'static str,
 }
 
 /// A connection's ring of exchanges. Cheap to clone (shared).
@@ -58,8 +62,21 @@ pub struct Trace {
 }
 
 impl Trace {
-    /// Starts recording `request` (about to be executed).
+    /// Starts recording `request` (about to be executed by the Inspector's own client).
     pub fn start(&self, request: &reqwest::Request) -> Pending {
+        let mut pending = self.begin(
+            request.method().as_str(),
+            request.url().as_str(),
+            request.headers(),
+            "inspector",
+        );
+        pending.exchange.request_body = request.body().and_then(|b| b.as_bytes()).map(body);
+        pending
+    }
+
+    /// Starts recording a request about to be sent by `via`, its body (if any) given
+    /// later with [`Pending::request_body`].
+    pub fn begin(&self, method: &str, url: &str, request_headers: &HeaderMap, via: &'static str) -> Pending {
         Pending {
             trace: self.clone(),
             started: Instant::now(),
@@ -69,18 +86,20 @@ impl Trace {
                     .duration_since(UNIX_EPOCH)
                     .map(|d| d.as_millis() as u64)
                     .unwrap_or(0),
-                method: request.method().to_string(),
-                url: request.url().to_string(),
+                method: method.to_owned(),
+                url: url.to_owned(),
                 status: None,
                 headers_ms: None,
                 total_ms: 0.0,
-                request_headers: headers(request.headers()),
+                request_headers: headers(request_headers),
                 response_headers: Vec::new(),
-                request_body: request.body().and_then(|b| b.as_bytes()).map(body),
+                request_body: None,
                 response_body: None,
                 failure: None,
+                via,
             },
             frames: None,
+            request_capture: None,
         }
     }
 
@@ -109,20 +128,44 @@ pub struct Pending {
     started: Instant,
     exchange: Exchange,
     frames: Option<usize>,
+    request_capture: Option<Arc<Mutex<Capture>>>,
 }
 
 impl Pending {
     /// The answer's headers arrived.
     pub fn answered(&mut self, response: &reqwest::Response) {
-        self.exchange.status = Some(response.status().as_u16());
+        self.answered_with(response.status().as_u16(), response.headers());
+    }
+
+    /// The answer's headers arrived: `status` and `response_headers`.
+    pub fn answered_with(&mut self, status: u16, response_headers: &HeaderMap) {
+        self.exchange.status = Some(status);
         self.exchange.headers_ms = Some(self.elapsed());
-        self.exchange.response_headers = headers(response.headers());
+        self.exchange.response_headers = headers(response_headers);
+    }
+
+    /// Where the request body is being captured as it is sent (read when recording).
+    pub fn request_body(&mut self, capture: Arc<Mutex<Capture>>) {
+        self.request_capture = Some(capture);
     }
 
     /// The whole body arrived.
     pub fn finish(mut self, bytes: &[u8]) {
         self.exchange.response_body = Some(body(bytes));
         self.record();
+    }
+
+    /// The whole body arrived, as captured.
+    pub fn finish_captured(mut self, capture: &Capture) {
+        self.exchange.response_body = Some(capture.render());
+        self.record();
+    }
+
+    /// The part of the body that arrived before the exchange was abandoned.
+    pub fn partial(&mut self, capture: &Capture) {
+        if capture.total() > 0 {
+            self.exchange.response_body = Some(capture.render());
+        }
     }
 
     /// The answer is a stream: its body is recorded as `streamed, N frames`.
@@ -157,6 +200,12 @@ impl Pending {
 
     fn record(&mut self) {
         self.exchange.total_ms = self.elapsed();
+        if let Some(capture) = self.request_capture.take() {
+            let capture = capture.lock().unwrap_or_else(|e| e.into_inner());
+            if capture.total > 0 {
+                self.exchange.request_body = Some(capture.render());
+            }
+        }
         if let Some(frames) = self.frames {
             self.exchange.response_body = Some(format!("streamed, {frames} frames"));
         }
@@ -190,6 +239,34 @@ fn empty() -> Exchange {
         request_body: None,
         response_body: None,
         failure: None,
+        via: "",
+    }
+}
+
+/// The start of a body being sent or received piece by piece ([`BODY_BYTES`] of it) and
+/// its whole length.
+#[derive(Debug, Default)]
+pub struct Capture {
+    head: Vec<u8>,
+    total: usize,
+}
+
+impl Capture {
+    /// One more piece.
+    pub fn push(&mut self, bytes: &[u8]) {
+        let room = (BODY_BYTES + 4).saturating_sub(self.head.len());
+        self.head.extend_from_slice(&bytes[..room.min(bytes.len())]);
+        self.total += bytes.len();
+    }
+
+    /// How many bytes passed.
+    pub fn total(&self) -> usize {
+        self.total
+    }
+
+    /// The body as the trace shows it (see [`body`]).
+    pub fn render(&self) -> String {
+        cut(&self.head, self.total)
     }
 }
 
@@ -201,7 +278,7 @@ pub fn is_secret(name: &str) -> bool {
         || ["token", "cookie", "key"].iter().any(|w| name.contains(w))
 }
 
-fn headers(map: &reqwest::header::HeaderMap) -> Vec<(String, String)> {
+fn headers(map: &HeaderMap) -> Vec<(String, String)> {
     map.iter()
         .map(|(name, value)| {
             let shown = if is_secret(name.as_str()) {
@@ -215,17 +292,22 @@ fn headers(map: &reqwest::header::HeaderMap) -> Vec<(String, String)> {
 }
 
 fn body(bytes: &[u8]) -> String {
-    if bytes.len() <= BODY_BYTES {
+    cut(bytes, bytes.len())
+}
+
+/// `bytes` (the start of a body of `total` bytes) cut to [`BODY_BYTES`].
+fn cut(bytes: &[u8], total: usize) -> String {
+    if total <= BODY_BYTES {
         return String::from_utf8_lossy(bytes).into_owned();
     }
-    let mut cut = BODY_BYTES;
-    while cut > 0 && std::str::from_utf8(&bytes[..cut]).is_err() && BODY_BYTES - cut < 4 {
-        cut -= 1;
+    let mut end = BODY_BYTES;
+    while end > 0 && std::str::from_utf8(&bytes[..end]).is_err() && BODY_BYTES - end < 4 {
+        end -= 1;
     }
     format!(
         "{}… ({} bytes in all)",
-        String::from_utf8_lossy(&bytes[..cut]),
-        bytes.len()
+        String::from_utf8_lossy(&bytes[..end]),
+        total
     )
 }
 
@@ -242,6 +324,16 @@ mod tests {
         assert!(!is_secret("content-type"));
         let long = vec![b'a'; BODY_BYTES + 10];
         assert!(body(&long).ends_with(&format!("({} bytes in all)", BODY_BYTES + 10)));
+        let mut capture = Capture::default();
+        for _ in 0..3 {
+            capture.push(&long);
+        }
+        assert_eq!(capture.render(), cut(&long, 3 * (BODY_BYTES + 10)));
+        assert!(
+            capture
+                .render()
+                .ends_with(&format!("({} bytes in all)", 3 * (BODY_BYTES + 10)))
+        );
         let trace = Trace::default();
         let client = reqwest::Client::new();
         for _ in 0..CAPACITY + 5 {

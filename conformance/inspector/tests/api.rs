@@ -883,8 +883,27 @@ async fn the_page_is_served_from_the_binary() {
     );
 }
 
+/// `(method, path, status, via)` of each exchange, newest first.
+fn trace_lines(trace: &Value, base: &str) -> Vec<String> {
+    trace["exchanges"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| {
+            let path = x["url"].as_str().unwrap().replace(base, "");
+            format!(
+                "{} {} {} {}",
+                x["method"].as_str().unwrap(),
+                path,
+                x["status"],
+                x["via"].as_str().unwrap()
+            )
+        })
+        .collect()
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_trace_lists_the_inspectors_own_exchanges_with_secrets_redacted() {
+async fn the_trace_has_every_exchange_with_secrets_redacted() {
     let secret = "tr4ce-secret-token";
     let guarded = fixtures::utilities_with_token(secret).await;
     let inspector = Inspector::start(vec![]).await;
@@ -896,69 +915,174 @@ async fn the_trace_lists_the_inspectors_own_exchanges_with_secrets_redacted() {
         .await;
     assert_eq!(status, 201, "{summary}");
     let id = summary["id"].as_str().unwrap();
-    let (status, _) = inspector.get(&format!("/api/connections/{id}/manifests")).await;
-    assert_eq!(status, 200);
-    let (status, refused) = inspector
-        .post(
-            &format!("/api/connections/{id}/chat/stream"),
-            chat("nobody", "m", "hi"),
+    let trace_path = format!("/api/connections/{id}/trace");
+    let (_, trace) = inspector.get(&trace_path).await;
+    assert!(trace["covers"].as_str().unwrap().contains("MCP pool"), "{trace}");
+    assert_eq!(trace["bypassed"], json!([]), "{trace}");
+    let lines = trace_lines(&trace, &guarded.base_url);
+    // Connecting: the Inspector's raw manifest fetch, then the SDK client's discovery
+    // through the proxy (and the catalog's MCP session).
+    assert_eq!(
+        lines.last().unwrap(),
+        "GET /.well-known/aep 200 inspector",
+        "{lines:?}"
+    );
+    assert!(
+        lines.contains(&"GET /.well-known/aep 200 proxy".to_owned()),
+        "{lines:?}"
+    );
+    let before_run = trace["exchanges"][0]["seq"].as_u64().unwrap();
+
+    // A conformance run: its exchanges are in the trace, after those of connecting.
+    let events = inspector
+        .events(
+            &format!("/api/connections/{id}/conformance"),
+            json!({"only": ["1.discovery"]}),
         )
         .await;
-    assert!(status >= 400, "{refused}");
-
-    let (status, trace) = inspector.get(&format!("/api/connections/{id}/trace")).await;
-    assert_eq!(status, 200, "{trace}");
-    assert_eq!(trace["capacity"], 200);
-    assert!(trace["covers"].as_str().unwrap().contains("MCP pool"), "{trace}");
-    let exchanges = trace["exchanges"].as_array().unwrap();
-    let lines: Vec<String> = exchanges
+    let report = &events.last().unwrap().1;
+    assert_eq!(report["success"], true, "{report}");
+    let proxy_origin = trace["proxy"].as_str().unwrap().to_owned();
+    assert!(
+        !report.to_string().contains(&proxy_origin),
+        "the report names the extension, not the proxy: {report}"
+    );
+    let (_, trace) = inspector.get(&trace_path).await;
+    let run: Vec<&Value> = trace["exchanges"]
+        .as_array()
+        .unwrap()
         .iter()
-        .map(|x| {
-            let path = x["url"].as_str().unwrap().replace(&guarded.base_url, "");
-            format!("{} {} {}", x["method"].as_str().unwrap(), path, x["status"])
-        })
+        .filter(|x| x["seq"].as_u64().unwrap() > before_run)
         .collect();
-    // Newest first: the refused stream, the two raw manifests, the manifest on connect.
-    assert_eq!(lines.len(), 4, "{lines:?}");
     assert!(
-        lines[0].starts_with("POST /aep/model-providers/nobody/chat/stream 4"),
-        "{lines:?}"
+        run.iter()
+            .any(|x| x["url"] == format!("{}/.well-known/agentstration", guarded.base_url)),
+        "{run:?}"
     );
+    assert!(run.iter().all(|x| x["via"] == "proxy"), "{run:?}");
+    let before_call = trace["exchanges"][0]["seq"].as_u64().unwrap();
+
+    // A tool call, through the host's MCP pool.
+    let (status, result) = inspector
+        .post(
+            &format!("/api/connections/{id}/tools/call"),
+            json!({"tool": "text.stats", "arguments": {"text": "traced words"}}),
+        )
+        .await;
+    assert_eq!(status, 200, "{result}");
+    assert!(result["output"].to_string().contains("words"), "{result}");
+    let (_, listed) = inspector.get(&format!("/api/connections/{id}/tools")).await;
+    let mcp_url = listed["tools"][0]["origin"]["mcpUrl"].as_str().unwrap();
     assert!(
-        lines[1..3].iter().all(|l| l.starts_with("GET /.well-known/")),
-        "{lines:?}"
+        mcp_url.starts_with(&guarded.base_url),
+        "the page is told the extension's URL, not the proxy's: {mcp_url}"
     );
-    assert!(lines[1..3].iter().all(|l| l.ends_with(" 200")), "{lines:?}");
-    assert_eq!(lines[3], "GET /.well-known/aep 200", "{lines:?}");
-    let seqs: Vec<u64> = exchanges.iter().map(|x| x["seq"].as_u64().unwrap()).collect();
-    assert_eq!(seqs, [4, 3, 2, 1]);
-    for x in exchanges {
+    let (_, trace) = inspector.get(&trace_path).await;
+    let call = trace["exchanges"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|x| x["seq"].as_u64().unwrap() > before_call)
+        .find(|x| {
+            x["method"] == "POST"
+                && x["requestBody"]
+                    .as_str()
+                    .is_some_and(|b| b.contains("tools/call") && b.contains("text_stats"))
+        })
+        .unwrap_or_else(|| panic!("no tools/call in the trace: {trace}"));
+    assert_eq!(call["url"], format!("{}/mcp", guarded.base_url), "{call}");
+    assert_eq!(call["status"], 200, "{call}");
+    assert_eq!(call["via"], "proxy", "{call}");
+    assert!(
+        call["responseBody"].as_str().unwrap().contains("traced")
+            || call["responseBody"].as_str().unwrap().starts_with("streamed"),
+        "{call}"
+    );
+
+    for x in trace["exchanges"].as_array().unwrap() {
         let headers = x["headersMs"].as_f64().expect("time to headers");
         let total = x["totalMs"].as_f64().expect("total time");
         assert!(headers >= 0.0 && total >= headers, "{x}");
-        let authorization = x["requestHeaders"]
+        if let Some(authorization) = x["requestHeaders"]
             .as_array()
             .unwrap()
             .iter()
             .find(|pair| pair[0] == "authorization")
-            .unwrap_or_else(|| panic!("no authorization header recorded: {x}"));
-        assert_eq!(authorization[1], "<redacted>");
-        assert!(x["responseBody"].as_str().is_some(), "{x}");
+        {
+            assert_eq!(authorization[1], "<redacted>", "{x}");
+        }
     }
-    assert!(
-        exchanges[0]["requestBody"].as_str().unwrap().contains("\"hi\""),
-        "{}",
-        exchanges[0]
-    );
-    assert!(
-        exchanges[3]["responseBody"]
-            .as_str()
-            .unwrap()
-            .contains("protocolVersion"),
-        "{}",
-        exchanges[3]
-    );
+    let redacted = trace["exchanges"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|x| {
+            x["requestHeaders"]
+                .to_string()
+                .contains("\"authorization\",\"<redacted>\"")
+        })
+        .count();
+    assert!(redacted >= 3, "the token went with the requests: {trace}");
     assert!(!trace.to_string().contains(secret), "the token is in the trace");
+
+    // The proxy listens on loopback, answers only to its own Host, and stops on close.
+    let proxy: url::Url = trace["proxy"].as_str().unwrap().parse().unwrap();
+    assert_eq!(proxy.host_str(), Some("127.0.0.1"));
+    let port = proxy.port().unwrap();
+    let misdirected = reqwest::Client::new()
+        .get(format!("{proxy}.well-known/aep"))
+        .header("host", "evil.example")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(misdirected.status(), 421);
+    let (status, _) = inspector.get(&format!("/api/connections/{id}/trace")).await;
+    assert_eq!(status, 200);
+    let closed = inspector
+        .http
+        .delete(format!("{}/api/connections/{id}", inspector.url))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(closed.status(), 204);
+    assert!(
+        tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_err(),
+        "the proxy still listens after the connection closed"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn chats_are_traced_both_ways() {
+    let echo = common::echo().await;
+    let inspector = Inspector::start(vec![]).await;
+    let id = inspector.connect(&echo.base_url).await["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let (status, answer) = inspector
+        .post(
+            &format!("/api/connections/{id}/chat"),
+            chat("echo", "echo-1", "not streamed"),
+        )
+        .await;
+    assert_eq!(status, 200, "{answer}");
+    let (_, trace) = inspector.get(&format!("/api/connections/{id}/trace")).await;
+    let newest = &trace["exchanges"][0];
+    assert_eq!(
+        newest["url"],
+        format!("{}/aep/model-providers/echo/chat", echo.base_url),
+        "{trace}"
+    );
+    assert_eq!(newest["via"], "proxy", "{newest}");
+    assert_eq!(newest["status"], 200, "{newest}");
+    assert!(
+        newest["requestBody"].as_str().unwrap().contains("not streamed"),
+        "{newest}"
+    );
+    assert!(
+        newest["responseBody"].as_str().unwrap().contains("not streamed"),
+        "{newest}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

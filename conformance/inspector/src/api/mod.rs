@@ -9,7 +9,7 @@
 //! | `GET /api/connections/{id}/overview` | summary, manifest, option sets |
 //! | `GET /api/connections/{id}/health` | extension and provider health |
 //! | `GET /api/connections/{id}/manifests` | both revisions' raw documents and their diff |
-//! | `GET /api/connections/{id}/trace` | the last 200 exchanges of the Inspector's own HTTP client, newest first |
+//! | `GET /api/connections/{id}/trace` | the last 200 exchanges with the extension, newest first, the proxy's address, the endpoints that bypass it |
 //! | `GET /api/connections/{id}/providers/{provider}/models` | a provider's models |
 //! | `POST /api/connections/{id}/chat` | one chat (`{provider, request}`) |
 //! | `POST /api/connections/{id}/chat/stream` | a streamed chat, as events (`{provider, request, stallSeconds?}`) |
@@ -35,6 +35,11 @@ mod tools;
 use std::sync::Arc;
 
 use axum::Router;
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::header;
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
 use axum::routing::{delete, get, post};
 use bytes::Bytes;
 use serde::de::DeserializeOwned;
@@ -50,8 +55,45 @@ fn parse<T: DeserializeOwned>(body: &Bytes) -> Result<T, ApiError> {
     serde_json::from_slice(body).map_err(|e| ApiError::bad_request(format!("request body: {e}")))
 }
 
+/// A connection's JSON and XML answers (errors, tool origins, reports) name the
+/// extension's URL, not the recording proxy's that its clients were given. The trace
+/// itself is left as it is (it says where the proxy listens).
+async fn real_urls(State(inspector): State<Shared>, request: Request, next: Next) -> Response {
+    let path = request.uri().path().to_owned();
+    let response = next.run(request).await;
+    let Some(rest) = path.strip_prefix("/api/connections/") else {
+        return response;
+    };
+    let (id, tail) = rest.split_once('/').unwrap_or((rest, ""));
+    let textual = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|t| t.starts_with("application/json") || t.starts_with("application/xml"));
+    if tail == "trace" || !textual {
+        return response;
+    }
+    let Ok(connection) = inspector.connections.get(id) else {
+        return response;
+    };
+    let (mut parts, body) = response.into_parts();
+    match axum::body::to_bytes(body, 64 << 20).await {
+        Ok(bytes) => {
+            let text = connection.unproxy(&String::from_utf8_lossy(&bytes));
+            parts.headers.remove(header::CONTENT_LENGTH);
+            Response::from_parts(parts, Body::from(text))
+        }
+        Err(e) => ApiError::new(
+            axum::http::StatusCode::INTERNAL_SERVER_ERROR,
+            "answer_unreadable",
+            format!("the Inspector could not read its own answer: {e}"),
+        )
+        .into_response(),
+    }
+}
+
 /// The `/api` routes.
-pub fn routes() -> Router<Shared> {
+pub fn routes(inspector: Shared) -> Router<Shared> {
     let one = "/api/connections/{id}";
     Router::new()
         .route("/api/config", get(connections::config))
@@ -94,4 +136,5 @@ pub fn routes() -> Router<Shared> {
                 "no such API route",
             )
         })
+        .layer(axum::middleware::from_fn_with_state(inspector, real_urls))
 }

@@ -120,5 +120,7 @@ pub async fn trace(State(inspector): State<Shared>, Path(id): Path<String>) -> R
         "exchanges": connection.trace.newest_first(),
         "capacity": trace::CAPACITY,
         "covers": trace::COVERS,
+        "proxy": format!("http://{}", connection.proxy.addr()),
+        "bypassed": crate::proxy::absolute_endpoints(&connection.manifest),
     })))
 }
