@@ -15,6 +15,11 @@ use tracing::field::Empty;
 use crate::AepError;
 use crate::protocol::{ChatRequest, ChatResponse, ChatUpdate, FinishReason, Usage};
 
+/// An OTel integer attribute: `tracing-opentelemetry` writes `u64` fields as strings.
+fn int(value: u64) -> i64 {
+    i64::try_from(value).unwrap_or(i64::MAX)
+}
+
 /// The conventions' spelling of a finish reason.
 fn finish_reason(reason: FinishReason) -> &'static str {
     match reason {
@@ -125,7 +130,7 @@ impl ChatSpan {
                 span.record("server.address", host);
             }
             if let Some(port) = url.port_or_known_default() {
-                span.record("server.port", port);
+                span.record("server.port", i64::from(port));
             }
         }
     }
@@ -133,7 +138,7 @@ impl ChatSpan {
     /// The HTTP status the call got.
     pub fn http_status(&self, status: u16) {
         if let Some(span) = &self.span {
-            span.record("http.response.status_code", status);
+            span.record("http.response.status_code", i64::from(status));
         }
     }
 
@@ -141,10 +146,10 @@ impl ChatSpan {
     pub fn usage(&self, input: Option<u64>, output: Option<u64>) {
         if let Some(span) = &self.span {
             if let Some(input) = input {
-                span.record("gen_ai.usage.input_tokens", input);
+                span.record("gen_ai.usage.input_tokens", int(input));
             }
             if let Some(output) = output {
-                span.record("gen_ai.usage.output_tokens", output);
+                span.record("gen_ai.usage.output_tokens", int(output));
             }
         }
     }

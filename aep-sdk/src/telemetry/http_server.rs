@@ -59,7 +59,8 @@ pub(crate) async fn server_span(mut request: Request, next: Next) -> Response {
     request.extensions_mut().insert(ServerSpan(span.clone()));
     let response = next.run(request).instrument(span.clone()).await;
     let status = response.status();
-    span.record("http.response.status_code", status.as_u16());
+    // An integer attribute (tracing-opentelemetry writes `u64` fields as strings).
+    span.record("http.response.status_code", i64::from(status.as_u16()));
     // The conventions: 5xx is an error on the server side, 4xx is the client's.
     if status.is_server_error() {
         span.record("otel.status_code", "ERROR");

@@ -196,6 +196,7 @@ where
         .with_threads(false)
         .with_level(false)
         .with_target(false)
+        .with_tracked_inactivity(false)
         .with_filter(filter_fn(exported));
     Some(Box::new(layer))
 }
