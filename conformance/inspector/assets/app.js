@@ -484,37 +484,52 @@ function reasoningOf(content) {
 class Playground {
   constructor(ws, panel) {
     this.ws = ws;
-    this.history = [];
     this.running = null;
     const p = `${ws.id}-chat`;
-    this.provider = h('select', { onchange: () => this.loadModels() });
+    this.prefix = p;
+    this.provider = h('select', { onchange: () => { this.loadModels(); this.showNativeSets(); } });
     this.model = h('input', { type: 'text', list: `${p}-models`, autocomplete: 'off' });
     this.models = h('datalist', { id: `${p}-models` });
     this.system = h('textarea', { rows: '2' });
-    this.message = h('textarea', { rows: '3' }, 'Hello from the AEP Inspector');
+    this.messageList = h('ol', { class: 'messages', 'aria-label': 'Messages' });
+    this.messages = [];
+    this.addMessage('user', 'Hello from the AEP Inspector');
+    this.nativeSet = h('select', { onchange: () => this.showNativeVersions() });
+    this.nativeVersion = h('select', { onchange: () => this.showNativeForm() });
+    this.nativeArea = h('div', { 'aria-label': 'Native options form', role: 'group' });
+    this.nativeSent = h('pre', { 'aria-label': 'Native options sent', tabindex: '0', hidden: true });
+    this.optionSets = [];
     this.temperature = h('input', { type: 'number', min: '0', max: '2', step: '0.1' });
     this.maxTokens = h('input', { type: 'number', min: '1', step: '1' });
     this.streaming = h('input', { type: 'checkbox', checked: true });
     this.stall = h('input', { type: 'number', min: '0.1', max: '600', step: 'any', value: '30' });
     this.send = h('button', { type: 'submit' }, 'Send');
     this.cancelButton = h('button', { type: 'button', disabled: true, onclick: () => this.cancel() }, 'Cancel');
-    this.newChat = h('button', { type: 'button', onclick: () => { this.history = []; this.renderHistory(); } }, 'New conversation');
+    this.newChat = h('button', { type: 'button', onclick: () => this.resetMessages() }, 'New conversation');
     this.status = h('p', { class: 'status', role: 'status', 'aria-live': 'polite', 'aria-label': 'Chat status' });
     this.errorArea = h('div', { hidden: true });
-    this.transcript = h('ol', { class: 'transcript', 'aria-label': 'Conversation' });
     this.text = h('pre', { class: 'answer', 'aria-label': 'Response text', tabindex: '0' });
     this.reasoning = h('pre', { class: 'reasoning', 'aria-label': 'Reasoning', tabindex: '0' });
     this.toolCalls = h('pre', { 'aria-label': 'Tool calls', tabindex: '0' });
     this.stats = h('dl', { class: 'pairs', 'aria-label': 'Stream statistics' });
     this.chart = h('div', { class: 'chart' });
     this.frames = h('tbody');
-    const form = h('form', { 'aria-label': 'Chat request', onsubmit: (e) => { e.preventDefault(); this.run(); } },
+    const form = h('form', { 'aria-label': 'Chat request', novalidate: true, onsubmit: (e) => { e.preventDefault(); this.run(); } },
       h('div', { class: 'row' },
         field(`${p}-provider`, 'Provider', this.provider),
         field(`${p}-model`, 'Model', this.model)),
       this.models,
       field(`${p}-system`, 'System prompt', this.system, 'Optional; sent as the first message.'),
-      field(`${p}-message`, 'Message', this.message),
+      h('fieldset', { class: 'message-editor' }, h('legend', {}, 'Messages'),
+        h('p', { class: 'hint' }, 'Sent in this order after the system prompt. An answer is added as an assistant message; edit, remove or add messages before sending again.'),
+        this.messageList,
+        h('div', { class: 'actions' }, h('button', { type: 'button', onclick: () => this.addMessage(this.nextRole(), '', true) }, 'Add message'))),
+      h('fieldset', { class: 'native-options' }, h('legend', {}, 'Native options'),
+        h('p', { class: 'hint' }, 'The provider\'s own options, from its option sets (GET /aep/configuration). They are checked by the Inspector with the configuration screen\'s rules, then sent as options.nativeOptions {optionSet, version, schemaDigest, values}.'),
+        h('div', { class: 'row' },
+          field(`${p}-native-set`, 'Native option set', this.nativeSet),
+          field(`${p}-native-version`, 'Native options version', this.nativeVersion)),
+        this.nativeArea),
       h('div', { class: 'row' },
         field(`${p}-temperature`, 'Temperature', this.temperature, 'Blank: the provider default.'),
         field(`${p}-max-tokens`, 'Max output tokens', this.maxTokens, 'Blank: the provider default.'),
@@ -522,7 +537,7 @@ class Playground {
       h('div', { class: 'check' }, this.streaming, h('label', { for: `${p}-streaming` }, 'Stream (SSE)')),
       h('div', { class: 'actions' }, this.send, this.cancelButton, this.newChat));
     this.streaming.id = `${p}-streaming`;
-    panel.append(form, this.status, this.errorArea, this.transcript,
+    panel.append(form, this.status, this.errorArea, this.nativeSent,
       h('div', { class: 'results' },
         h('section', { 'aria-label': 'Answer' }, h('h3', {}, 'Text'), this.text),
         h('section', { 'aria-label': 'Reasoning output' }, h('h3', {}, 'Reasoning'), this.reasoning),
@@ -548,6 +563,112 @@ class Playground {
     }
     this.provider.replaceChildren(...this.providerList.map((p) => h('option', { value: p.id }, `${p.displayName} (${p.id})`)));
     this.loadModels();
+    this.loadOptionSets();
+  }
+
+  // ---- the message list
+  addMessage(role, text, focus = false) {
+    const message = {
+      role: h('select', {}, ['system', 'user', 'assistant'].map((r) => h('option', { value: r, selected: r === role }, r))),
+      text: h('textarea', { rows: '2' }, text),
+    };
+    message.remove = h('button', { type: 'button', onclick: () => this.removeMessage(message) });
+    message.item = h('li', { class: 'message' });
+    this.messages.push(message);
+    this.renderMessages();
+    if (focus) message.text.focus();
+    return message;
+  }
+
+  removeMessage(message) {
+    this.messages = this.messages.filter((m) => m !== message);
+    this.renderMessages();
+  }
+
+  nextRole() {
+    const last = this.messages[this.messages.length - 1];
+    return last && last.role.value === 'user' ? 'assistant' : 'user';
+  }
+
+  resetMessages() {
+    this.messages = [];
+    this.addMessage('user', '', true);
+  }
+
+  renderMessages() {
+    this.messages.forEach((m, i) => {
+      const n = i + 1;
+      const roleId = `${this.prefix}-message-${n}-role`;
+      const textId = `${this.prefix}-message-${n}-text`;
+      m.role.id = roleId;
+      m.text.id = textId;
+      m.remove.textContent = `Remove message ${n}`;
+      m.item.replaceChildren(
+        h('div', { class: 'field role' }, h('label', { for: roleId }, `Role of message ${n}`), m.role),
+        h('div', { class: 'field grow' }, h('label', { for: textId }, `Text of message ${n}`), m.text),
+        m.remove);
+    });
+    this.messageList.replaceChildren(...this.messages.map((m) => m.item));
+  }
+
+  // ---- native options (the provider's option sets)
+  async loadOptionSets() {
+    try {
+      const data = await api('GET', `${this.ws.base}/configuration`, undefined, { what: 'option sets' });
+      this.optionSets = data.optionSets || [];
+    } catch (e) {
+      this.optionSets = [];
+      if (e.code !== 'configuration_not_offered') this.nativeArea.replaceChildren(errorBox(e));
+    }
+    this.showNativeSets();
+  }
+
+  showNativeSets() {
+    const sets = this.optionSets.filter((s) => s.contributionKind === 'model-provider' && s.contributionId === this.provider.value);
+    this.nativeSet.replaceChildren(h('option', { value: '' }, sets.length ? '(none: send no native options)' : '(this provider has no option set)'),
+      ...sets.map((s) => h('option', { value: s.id }, s.id)));
+    this.showNativeVersions();
+  }
+
+  currentNativeSet() {
+    return this.optionSets.find((s) => s.id === this.nativeSet.value);
+  }
+
+  showNativeVersions() {
+    const set = this.currentNativeSet();
+    this.nativeVersion.replaceChildren(...(set ? set.versions.map((v) => h('option', { value: v.version }, `${v.version}${v.version === set.preferredVersion ? ' (preferred)' : ''}${v.deprecated ? ' (deprecated)' : ''}`)) : []));
+    this.nativeVersion.disabled = !set;
+    if (set) this.nativeVersion.value = set.preferredVersion;
+    this.showNativeForm();
+  }
+
+  showNativeForm() {
+    const set = this.currentNativeSet();
+    const version = set && set.versions.find((v) => v.version === this.nativeVersion.value);
+    this.nativeForm = null;
+    if (!version) {
+      this.nativeArea.replaceChildren();
+      return;
+    }
+    this.nativeForm = new ToolForm(`${this.prefix}-native-${set.versions.indexOf(version)}`, version.schema, 'This version\'s schema has no properties.');
+    this.nativeArea.replaceChildren(this.nativeForm.root);
+  }
+
+  // The nativeOptions envelope (checked by the Inspector), null when none is chosen, or
+  // undefined when the values are refused (each problem shown at its field).
+  async nativeOptions() {
+    const set = this.currentNativeSet();
+    if (!set || !this.nativeForm) return null;
+    const values = this.nativeForm.values();
+    if (!values) return undefined;
+    const version = this.nativeVersion.value;
+    const data = await api('POST', `${this.ws.base}/configuration/validate`, { optionSet: set.id, version, values }, { what: 'check native options' });
+    if (!data.valid) {
+      markIssues(this.nativeForm, data.issues);
+      showError(this.errorArea, { code: 'invalid_options', message: `The native options do not match ${set.id} version ${version}; nothing was sent.`, details: data.issues.map((i) => `${i.path}: ${i.message}`) });
+      return undefined;
+    }
+    return { optionSet: data.optionSet, version: data.version, schemaDigest: data.schemaDigest, values };
   }
 
   async loadModels() {
@@ -561,14 +682,14 @@ class Playground {
     if (models.length && !this.model.value) this.model.value = models[0].id;
   }
 
-  request() {
+  request(nativeOptions) {
     const messages = [];
     if (this.system.value.trim()) messages.push({ role: 'system', contents: [{ kind: 'text', text: this.system.value }] });
-    messages.push(...this.history);
-    messages.push({ role: 'user', contents: [{ kind: 'text', text: this.message.value }] });
+    for (const m of this.messages) messages.push({ role: m.role.value, contents: [{ kind: 'text', text: m.text.value }] });
     const options = {};
     if (this.temperature.value !== '') options.temperature = Number(this.temperature.value);
     if (this.maxTokens.value !== '') options.maxOutputTokens = Number(this.maxTokens.value);
+    if (nativeOptions) options.nativeOptions = nativeOptions;
     const request = { model: this.model.value, messages };
     if (Object.keys(options).length) request.options = options;
     return request;
@@ -576,6 +697,8 @@ class Playground {
 
   reset() {
     this.errorArea.hidden = true;
+    this.nativeSent.hidden = true;
+    if (this.nativeForm) clearMarks(this.nativeForm);
     this.text.textContent = '';
     this.reasoning.textContent = '';
     this.toolCalls.textContent = '';
@@ -599,17 +722,28 @@ class Playground {
       this.model.focus();
       return;
     }
+    if (!this.messages.length) {
+      showError(this.errorArea, { code: 'missing_message', message: 'Add a message to send.' });
+      return;
+    }
     this.reset();
-    const request = this.request();
     const provider = this.provider.value;
     this.running = new AbortController();
     this.busy(true);
-    const userMessage = request.messages[request.messages.length - 1];
     try {
+      const nativeOptions = await this.nativeOptions();
+      if (nativeOptions === undefined) {
+        this.status.textContent = 'Fix the native options.';
+        return;
+      }
+      const request = this.request(nativeOptions);
+      if (nativeOptions) {
+        this.nativeSent.textContent = pretty(nativeOptions);
+        this.nativeSent.hidden = false;
+      }
       if (this.streaming.checked) await this.runStream(provider, request);
       else await this.runOnce(provider, request);
-      this.history.push(userMessage, { role: 'assistant', contents: [{ kind: 'text', text: this.text.textContent }] });
-      this.renderHistory();
+      this.addMessage('assistant', this.text.textContent);
     } catch (e) {
       if (e.code === 'cancelled') this.status.textContent = `Cancelled after ${this.frames.children.length} frames.`;
       else {
@@ -698,10 +832,6 @@ class Playground {
       this.chart.replaceChildren(gapChart(s.gapsMs));
     }
     this.stats.replaceChildren(...pairs.flatMap(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]));
-  }
-
-  renderHistory() {
-    this.transcript.replaceChildren(...this.history.map((m) => h('li', { class: m.role }, h('strong', {}, `${m.role}: `), m.contents.map((c) => c.text || '').join(''))));
   }
 }
 
@@ -856,6 +986,24 @@ class ToolForm {
   }
 }
 
+// Puts each validation issue at its field (the first member of its path), when the form
+// shows it.
+function markIssues(form, issues) {
+  for (const input of form.inputs) {
+    const mine = issues.filter((i) => i.path.replace(/^values\.?/, '').split(/[.[]/)[0] === input.name);
+    if (!mine.length) continue;
+    input.error.textContent = mine.map((i) => i.message).join(' ');
+    input.control.setAttribute('aria-invalid', 'true');
+  }
+}
+
+function clearMarks(form) {
+  for (const input of form.inputs) {
+    input.error.textContent = '';
+    input.control.removeAttribute('aria-invalid');
+  }
+}
+
 class Tools {
   constructor(ws, panel) {
     this.ws = ws;
@@ -896,7 +1044,7 @@ class Tools {
       return;
     }
     this.select.replaceChildren(...this.tools.map((t) => h('option', { value: t.id }, `${t.displayName} (${t.id})`)));
-    const form = h('form', { 'aria-label': 'Tool call', onsubmit: (e) => { e.preventDefault(); this.call(); } },
+    const form = h('form', { 'aria-label': 'Tool call', novalidate: true, onsubmit: (e) => { e.preventDefault(); this.call(); } },
       field(`${this.prefix}-tool`, 'Tool', this.select),
       this.details,
       h('h3', {}, 'Arguments'),
@@ -1334,16 +1482,6 @@ class Configuration {
     return values;
   }
 
-  // Puts each issue at its field (the first member of its path), when the form shows it.
-  markIssues(issues) {
-    for (const input of this.form.inputs) {
-      const mine = issues.filter((i) => i.path.replace(/^values\.?/, '').split(/[.[]/)[0] === input.name);
-      if (!mine.length) continue;
-      input.error.textContent = mine.map((i) => i.message).join(' ');
-      input.control.setAttribute('aria-invalid', 'true');
-    }
-  }
-
   issueList(issues) {
     return h('ul', { 'aria-label': 'Problems' }, issues.map((i) => h('li', {}, h('code', {}, i.path), ` ${i.message} `, h('span', { class: 'badge muted' }, i.code))));
   }
@@ -1363,7 +1501,7 @@ class Configuration {
           h('pre', { 'aria-label': 'Native options' }, pretty({ optionSet: data.optionSet, version: data.version, schemaDigest: data.schemaDigest, values })));
       } else {
         this.status.textContent = `${data.issues.length} problem${data.issues.length === 1 ? '' : 's'} against ${data.optionSet} version ${data.version}.`;
-        if (!this.jsonMode.checked) this.markIssues(data.issues);
+        if (!this.jsonMode.checked) markIssues(this.form, data.issues);
         this.result.replaceChildren(h('div', { class: 'error-box' }, h('strong', {}, 'The values do not match the schema:'), this.issueList(data.issues)));
       }
     } catch (e) {

@@ -69,6 +69,7 @@ const watchdog = setTimeout(async () => {
 }, SCRIPT_BUDGET_MS);
 
 class StepFailed extends Error {}
+let currentPage = null;
 const steps = [];
 const screenshots = [];
 
@@ -77,6 +78,8 @@ async function step(name, body) {
   try {
     await body();
   } catch (e) {
+    // What the page showed, to see why (not one of the screenshots the test asks for).
+    if (currentPage) await currentPage.screenshot({ path: path.join(config.screenshots, 'failed-step.png'), fullPage: true }).catch(() => {});
     throw new StepFailed(`step "${name}": ${e.message.split('\n').slice(0, 6).join(' | ')}`);
   }
   steps.push({ name, ms: Date.now() - started });
@@ -123,6 +126,7 @@ async function main() {
   browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, timeout: 30_000 });
   const context = await browser.newContext({ viewport: { width: 1500, height: 1000 } });
   const page = await context.newPage();
+  currentPage = page;
   const pageErrors = [];
   page.on('pageerror', (e) => pageErrors.push(String(e)));
   page.on('console', (m) => {
@@ -169,7 +173,7 @@ async function main() {
     const model = echo.getByLabel('Model', { exact: true });
     const deadline = Date.now() + STEP_MS;
     while ((await model.inputValue()) !== 'echo-1' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-    await echo.getByLabel('Message', { exact: true }).fill('hello from chromium');
+    await echo.getByLabel('Text of message 1', { exact: true }).fill('hello from chromium');
     await echo.getByRole('button', { name: 'Send' }).click();
     await expectText(echo.getByRole('status', { name: 'Chat status' }), /Stream finished: 4 frames in [\d.]+ ms, finish reason stop/);
     await expectText(echo.getByLabel('Response text'), 'hello from chromium');
@@ -179,8 +183,26 @@ async function main() {
       if (!stats.includes(want)) throw new Error(`statistics lack ${want}: ${stats}`);
     }
     await echo.getByRole('img', { name: /Inter-frame gaps chart/ }).waitFor({ timeout: STEP_MS });
-    await expectText(echo.getByRole('list', { name: 'Conversation' }), 'assistant: hello from chromium');
+    // The answer joined the message list as an assistant message.
+    if ((await echo.getByLabel('Role of message 2', { exact: true }).inputValue()) !== 'assistant') throw new Error('message 2 is not the assistant\'s');
+    if ((await echo.getByLabel('Text of message 2', { exact: true }).inputValue()) !== 'hello from chromium') throw new Error('the answer is not message 2');
     await shot(page, 'playground');
+  });
+
+  await step('playground: a message list with roles, added, edited and removed', async () => {
+    await echo.getByRole('button', { name: 'Add message' }).click();
+    if ((await echo.getByLabel('Role of message 3', { exact: true }).inputValue()) !== 'user') throw new Error('a message after the assistant\'s is not the user\'s');
+    await echo.getByLabel('Text of message 3', { exact: true }).fill('second question');
+    await echo.getByRole('button', { name: 'Add message' }).click();
+    await echo.getByLabel('Role of message 4', { exact: true }).selectOption('system');
+    await echo.getByLabel('Text of message 4', { exact: true }).fill('a message to remove');
+    await echo.getByRole('button', { name: 'Remove message 4' }).click();
+    await expectCount(echo.getByRole('list', { name: 'Messages' }).getByRole('listitem'), 3);
+    await echo.getByLabel('Text of message 1', { exact: true }).fill('edited first');
+    await echo.getByRole('button', { name: 'Send' }).click();
+    await expectText(echo.getByRole('status', { name: 'Chat status' }), /Stream finished: 3 frames/);
+    await expectText(echo.getByLabel('Response text'), 'second question');
+    await expectCount(echo.getByRole('list', { name: 'Messages' }).getByRole('listitem'), 4);
   });
 
   const models = region(page, 'Test models');
@@ -222,30 +244,52 @@ async function main() {
     await expectText(models.getByLabel('Stream statistics'), 'toolCalls');
   });
 
+  await step('playground: native options from the option set\'s schema, refused at the field, then sent', async () => {
+    const playground = models.getByRole('tabpanel', { name: 'Playground' });
+    await playground.getByLabel('Provider', { exact: true }).selectOption('drip');
+    await playground.getByLabel('Model', { exact: true }).fill('drip-1');
+    await playground.getByLabel('Native option set', { exact: true }).selectOption('test.models/drip-profile');
+    if ((await playground.getByLabel('Native options version', { exact: true }).inputValue()) !== '2') throw new Error('the preferred version is not chosen');
+    const temperature = playground.getByRole('group', { name: 'Native options form' }).getByLabel('temperature (required)', { exact: true });
+    await temperature.fill('3');
+    await playground.getByRole('button', { name: 'Send' }).click();
+    await expectText(playground.getByRole('alert').filter({ hasText: 'invalid_options' }), 'nothing was sent');
+    await expectText(playground.getByRole('group', { name: 'Native options form' }), 'must be at most 2');
+    if ((await temperature.getAttribute('aria-invalid')) !== 'true') throw new Error('the refused value is not marked at its field');
+    await temperature.fill('1.5');
+    await playground.getByRole('group', { name: 'Native options form' }).getByLabel('mode (optional)', { exact: true }).selectOption('careful');
+    await playground.getByRole('button', { name: 'Send' }).click();
+    await expectText(playground.getByRole('status', { name: 'Chat status' }), /Stream finished: 11 frames/);
+    const sent = await expectText(playground.getByLabel('Native options sent', { exact: true }), '"schemaDigest": "sha256:');
+    if (!sent.includes('"mode": "careful"') || !sent.includes('"optionSet": "test.models/drip-profile"')) throw new Error(`sent ${sent}`);
+    await shot(page, 'native-options');
+  });
+
   await step('configuration: versions and digests, a value refused at its field, a migration', async () => {
     await models.getByRole('tab', { name: 'Configuration' }).click();
-    await expectText(models.getByRole('table', { name: 'Option set versions' }), '2 (preferred)');
-    await expectText(models.getByRole('table', { name: 'Option set versions' }), 'matches');
-    await expectText(models.getByRole('table', { name: 'Option sets' }), '1 → 2');
-    if ((await models.getByLabel('Version', { exact: true }).inputValue()) !== '2') throw new Error('the preferred version is not chosen');
-    await models.getByLabel('temperature (required)', { exact: true }).fill('3');
-    await models.getByLabel('mode (optional)', { exact: true }).selectOption('fast');
-    await models.getByRole('button', { name: 'Check values' }).click();
-    await expectText(models.getByRole('status', { name: 'Configuration status' }), '1 problem against test.models/drip-profile version 2.');
-    await expectText(models.getByRole('list', { name: 'Problems' }), "values.temperature Value at 'values.temperature' must be at most 2.");
-    const invalid = await models.getByLabel('temperature (required)', { exact: true }).getAttribute('aria-invalid');
+    const panel = models.getByRole('tabpanel', { name: 'Configuration' });
+    await expectText(panel.getByRole('table', { name: 'Option set versions' }), '2 (preferred)');
+    await expectText(panel.getByRole('table', { name: 'Option set versions' }), 'matches');
+    await expectText(panel.getByRole('table', { name: 'Option sets' }), '1 → 2');
+    if ((await panel.getByLabel('Version', { exact: true }).inputValue()) !== '2') throw new Error('the preferred version is not chosen');
+    await panel.getByLabel('temperature (required)', { exact: true }).fill('3');
+    await panel.getByLabel('mode (optional)', { exact: true }).selectOption('fast');
+    await panel.getByRole('button', { name: 'Check values' }).click();
+    await expectText(panel.getByRole('status', { name: 'Configuration status' }), '1 problem against test.models/drip-profile version 2.');
+    await expectText(panel.getByRole('list', { name: 'Problems' }), "values.temperature Value at 'values.temperature' must be at most 2.");
+    const invalid = await panel.getByLabel('temperature (required)', { exact: true }).getAttribute('aria-invalid');
     if (invalid !== 'true') throw new Error('the refused value is not marked at its field');
-    await models.getByLabel('temperature (required)', { exact: true }).fill('1.5');
-    await models.getByRole('button', { name: 'Check values' }).click();
-    await expectText(models.getByRole('status', { name: 'Configuration status' }), 'Valid for test.models/drip-profile version 2.');
-    await expectText(models.getByLabel('Native options', { exact: true }), '"schemaDigest": "sha256:');
-    await models.getByLabel('Version', { exact: true }).selectOption('1');
-    await models.getByLabel('temp (optional)', { exact: true }).fill('0.4');
-    if ((await models.getByLabel('Migrate to version', { exact: true }).inputValue()) !== '2') throw new Error('the migration target is not 2');
-    await models.getByRole('button', { name: 'Migrate values' }).click();
-    await expectText(models.getByRole('status', { name: 'Configuration status' }), /Migrated from 1 to 2 in [\d.]+ ms/);
-    await expectText(models.getByLabel('Migrated values', { exact: true }), '"mode": "careful"');
-    await expectText(models.getByRole('region', { name: 'Configuration result' }), 'valid against version 2');
+    await panel.getByLabel('temperature (required)', { exact: true }).fill('1.5');
+    await panel.getByRole('button', { name: 'Check values' }).click();
+    await expectText(panel.getByRole('status', { name: 'Configuration status' }), 'Valid for test.models/drip-profile version 2.');
+    await expectText(panel.getByLabel('Native options', { exact: true }), '"schemaDigest": "sha256:');
+    await panel.getByLabel('Version', { exact: true }).selectOption('1');
+    await panel.getByLabel('temp (optional)', { exact: true }).fill('0.4');
+    if ((await panel.getByLabel('Migrate to version', { exact: true }).inputValue()) !== '2') throw new Error('the migration target is not 2');
+    await panel.getByRole('button', { name: 'Migrate values' }).click();
+    await expectText(panel.getByRole('status', { name: 'Configuration status' }), /Migrated from 1 to 2 in [\d.]+ ms/);
+    await expectText(panel.getByLabel('Migrated values', { exact: true }), '"mode": "careful"');
+    await expectText(panel.getByRole('region', { name: 'Configuration result' }), 'valid against version 2');
     await shot(page, 'configuration');
   });
 

@@ -1106,3 +1106,80 @@ async fn a_streamed_chat_is_traced_by_its_frame_count() {
     assert_eq!(newest["responseBody"], "streamed, 4 frames", "{newest}");
     assert_eq!(newest["failure"], Value::Null, "{newest}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn native_options_are_checked_and_sent_as_the_spec_says() {
+    let (models, _) = fixtures::models().await;
+    let inspector = Inspector::start(vec![]).await;
+    let id = inspector.connect(&models.base_url).await["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    // What the playground does first: the values checked with the configuration rules.
+    let (status, refused) = inspector
+        .post(
+            &format!("/api/connections/{id}/configuration/validate"),
+            json!({"optionSet": fixtures::DRIP_SET, "version": "2", "values": {"temperature": 3}}),
+        )
+        .await;
+    assert_eq!(status, 200, "{refused}");
+    assert_eq!(refused["valid"], false);
+    assert_eq!(refused["issues"][0]["path"], "values.temperature");
+    let (_, checked) = inspector
+        .post(
+            &format!("/api/connections/{id}/configuration/validate"),
+            json!({"optionSet": fixtures::DRIP_SET, "version": "2", "values": {"temperature": 1.5, "mode": "fast"}}),
+        )
+        .await;
+    assert_eq!(checked["valid"], true, "{checked}");
+    let native = json!({
+        "optionSet": checked["optionSet"],
+        "version": checked["version"],
+        "schemaDigest": checked["schemaDigest"],
+        "values": {"temperature": 1.5, "mode": "fast"},
+    });
+    // Then the chat, with options.nativeOptions and several messages with their roles.
+    let request = |native: Value| {
+        json!({"provider": "drip", "request": {
+            "model": "drip-1",
+            "messages": [
+                {"role": "system", "contents": [{"kind": "text", "text": "be brief"}]},
+                {"role": "user", "contents": [{"kind": "text", "text": "first"}]},
+                {"role": "assistant", "contents": [{"kind": "text", "text": "w0"}]},
+                {"role": "user", "contents": [{"kind": "text", "text": "again"}]}
+            ],
+            "options": {"temperature": 0.2, "nativeOptions": native}
+        }})
+    };
+    let events = inspector
+        .events(
+            &format!("/api/connections/{id}/chat/stream"),
+            request(native.clone()),
+        )
+        .await;
+    assert_eq!(events.last().unwrap().0, "end", "{events:?}");
+    let (_, trace) = inspector.get(&format!("/api/connections/{id}/trace")).await;
+    let sent: Value = serde_json::from_str(trace["exchanges"][0]["requestBody"].as_str().unwrap()).unwrap();
+    assert_eq!(sent["options"]["nativeOptions"], native, "{sent}");
+    assert_eq!(sent["messages"][2]["role"], "assistant", "{sent}");
+
+    // The extension applies the same rules: values that fail them are refused before
+    // the provider runs, and the page is told the extension's code.
+    let mut bad = native.clone();
+    bad["values"]["temperature"] = json!(3);
+    let (status, refused) = inspector
+        .post(&format!("/api/connections/{id}/chat/stream"), request(bad))
+        .await;
+    assert_eq!(status, 502, "{refused}");
+    let message = refused["error"]["message"].as_str().unwrap();
+    assert!(message.contains("422, invalid_options"), "{refused}");
+    let mut stale = native;
+    stale["schemaDigest"] = json!("sha256:00");
+    let (_, refused) = inspector
+        .post(&format!("/api/connections/{id}/chat"), request(stale))
+        .await;
+    assert!(
+        refused["error"].to_string().contains("option_schema_mismatch"),
+        "{refused}"
+    );
+}

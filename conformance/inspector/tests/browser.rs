@@ -106,6 +106,7 @@ async fn every_screen_works_in_headless_chromium() {
         "configuration",
         "conformance",
         "trace",
+        "native-options",
         "bad-input",
     ] {
         let file = screenshots.join(format!("{name}.png"));
