@@ -35,8 +35,9 @@ impl Metered {
         n * 2
     }
 
-    /// Echoes the last user message in two updates; model `fail` fails before answering,
-    /// model `fail-late` after its first update.
+    /// Echoes the last user message in two updates, the last reporting 3 input and 4
+    /// output tokens; model `fail` fails before answering, model `fail-late` after its
+    /// first update.
     #[model_provider(id = "meter", models = ["m1"])]
     async fn answer(&self, request: ChatRequest) -> Result<ChatStream, AepError> {
         if request.model == "fail" {
@@ -49,7 +50,7 @@ impl Metered {
             if late {
                 Err(AepError::internal("failed late"))?;
             }
-            yield ChatUpdate::finish(FinishReason::Stop);
+            yield ChatUpdate::finish(FinishReason::Stop).with_usage(Usage::new(3, 4));
         })
     }
 }
@@ -206,6 +207,29 @@ async fn metrics_show_each_instrument_with_bounded_labels() {
     assert_eq!(value(&text, &chat(duration, "fail")), 1.0);
     assert_eq!(value(&text, &chat(first, "m1")), 1.0);
     assert_eq!(value(&text, &chat(first, "fail-late")), 1.0);
+    // Time per output token: the stream that ended normally with >= 2 output tokens only
+    // (not the non-streamed chat, not the stream that failed).
+    let per_token = "gen_ai_server_time_per_output_token_seconds";
+    assert_eq!(value(&text, &chat(per_token, "m1")), 1.0);
+    assert!(!text.contains(&chat(per_token, "fail-late")), "{text}");
+    // Token usage by type: the stream and the chat of m1 each reported 3 + 4.
+    let tokens = |kind: &str, what: &str| {
+        format!(
+            "gen_ai_client_token_usage_{what}{{gen_ai_provider_name=\"meter\",gen_ai_request_model=\"m1\",gen_ai_token_type=\"{kind}\"}}"
+        )
+    };
+    assert_eq!(value(&text, &tokens("input", "count")), 2.0);
+    assert_eq!(value(&text, &tokens("input", "sum")), 6.0);
+    assert_eq!(value(&text, &tokens("output", "sum")), 8.0);
+    assert_eq!(
+        label_values(&text, "gen_ai_client_token_usage", "gen_ai_token_type"),
+        ["input".to_owned(), "output".to_owned()].into()
+    );
+    // A stream that failed reported nothing.
+    assert!(
+        !text.contains("gen_ai_request_model=\"fail-late\",gen_ai_token_type"),
+        "{text}"
+    );
     // The first MODEL_LABELS distinct models (m1, fail-late, fail and the first of the
     // many) keep their names; the rest are `other`.
     let models = label_values(&text, duration, "gen_ai_request_model");
@@ -369,7 +393,7 @@ async fn a_real_prometheus_scrapes_every_instrument() {
         .build()
         .unwrap();
     // Each query with the series it must return (label sets as Prometheus stores them).
-    let expected: [(&str, &[(&str, &str)]); 7] = [
+    let expected: [(&str, &[(&str, &str)]); 9] = [
         (
             "http_server_request_duration_seconds_count{http_route=\"/aep/model-providers/{id}/chat/stream\"}",
             &[
@@ -383,6 +407,14 @@ async fn a_real_prometheus_scrapes_every_instrument() {
         ),
         (
             "gen_ai_server_time_to_first_token_seconds_count{gen_ai_request_model=\"m1\"}",
+            &[("gen_ai_provider_name", "meter")],
+        ),
+        (
+            "gen_ai_server_time_per_output_token_seconds_count{gen_ai_request_model=\"m1\"}",
+            &[("gen_ai_provider_name", "meter")],
+        ),
+        (
+            "gen_ai_client_token_usage_sum{gen_ai_request_model=\"m1\",gen_ai_token_type=\"output\"}",
             &[("gen_ai_provider_name", "meter")],
         ),
         ("aep_server_open_streams", &[]),

@@ -190,8 +190,9 @@ impl Extension {
     }
 
     /// Records Prometheus metrics (see [`Extension::metrics_router`] for the instruments).
-    /// [`Extension::serve`] turns them on with `--metrics-listen`; off by default, and
-    /// then nothing is recorded.
+    /// [`Extension::serve`] turns them on with `--metrics-listen`, or when an OTLP
+    /// metrics endpoint is configured with the `otel` feature (then every sample also
+    /// goes to OTLP); off by default, and then nothing is recorded.
     pub fn with_metrics(mut self) -> Self {
         let streams = self.shared.open_streams.clone();
         self.metrics = Some(Arc::new(Metrics::new(move || streams.get())));
@@ -208,6 +209,10 @@ impl Extension {
     ///   `gen_ai_server_time_to_first_token_seconds` (histograms, the latter of streams;
     ///   `gen_ai_provider_name`, `gen_ai_request_model`: the first
     ///   [`MODEL_LABELS`](super::MODEL_LABELS) models, then `other`),
+    /// - `gen_ai_server_time_per_output_token_seconds` (histogram of streams that ended
+    ///   normally with at least two output tokens; the same labels),
+    /// - `gen_ai_client_token_usage` (histogram of the usage answers report; the same
+    ///   labels and `gen_ai_token_type`: `input` or `output`),
     /// - `aep_server_open_streams` (gauge),
     /// - `aep_server_errors_total` (counter; `code`: a spec error code or `other`),
     /// - `mcp_server_operation_duration_seconds` (histogram; `mcp_method_name`,

@@ -224,11 +224,15 @@ async fn chat(
     // The guard lives as long as this future: a client that goes away cancels the provider.
     let (registered, ctx, chat, _guard) = open_chat(&shared, &id, request).await?;
     // Records the duration when this future ends, answered or dropped.
-    let _timer = timer(metrics, &registered, &chat, start);
-    if crate::telemetry::enabled() {
-        return traced_chat(registered, chat, ctx).await;
+    let mut timer = timer(metrics, &registered, &chat, start);
+    let response = if crate::telemetry::enabled() {
+        traced_chat(registered, chat, ctx).await?
+    } else {
+        guarded(registered.provider.chat(chat, ctx)).await?
+    };
+    if let Some(timer) = &mut timer {
+        timer.answered(response.usage.as_ref());
     }
-    let response = guarded(registered.provider.chat(chat, ctx)).await?;
     Ok(axum::Json(response).into_response())
 }
 
@@ -261,7 +265,7 @@ async fn traced_chat(
     registered: Registered,
     chat: ChatRequest,
     ctx: RequestContext,
-) -> Result<Response, AepError> {
+) -> Result<crate::protocol::ChatResponse, AepError> {
     use tracing::Instrument;
     let span = ChatSpan::for_request("internal", &registered.descriptor.id, &chat);
     let answer = guarded(registered.provider.chat(chat, ctx))
@@ -271,7 +275,7 @@ async fn traced_chat(
         Ok(response) => span.response(response),
         Err(error) => span.error(error.code()),
     }
-    Ok(axum::Json(answer?).into_response())
+    answer
 }
 
 /// `/chat/stream`'s provider stream inside its GenAI span, which ends with the stream

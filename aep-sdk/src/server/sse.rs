@@ -138,7 +138,7 @@ impl SseBody {
                 Poll::Ready(Some(Ok(Ok(update)))) => {
                     append_event(batch, &update);
                     if let Some(timer) = &mut self.timer {
-                        timer.first_update();
+                        timer.update(&update);
                     }
                     if !update.is_terminal() {
                         if batch.len() >= MAX_BATCH {
@@ -150,14 +150,14 @@ impl SseBody {
                 }
                 Poll::Ready(Some(Ok(Err(error)))) => {
                     tracing::warn!(code = error.code(), "stream failed: {}", error.message());
-                    if let Some(timer) = &self.timer {
+                    if let Some(timer) = &mut self.timer {
                         timer.error(error.code());
                     }
                     Some(ChatUpdate::failure(error.into_body()))
                 }
                 Poll::Ready(Some(Err(_panic))) => {
                     tracing::error!("model provider panicked while streaming");
-                    if let Some(timer) = &self.timer {
+                    if let Some(timer) = &mut self.timer {
                         timer.error(codes::INTERNAL_ERROR);
                     }
                     let body =
@@ -200,7 +200,7 @@ impl Stream for SseBody {
         }
         if this.shutdown.as_mut().poll(cx).is_ready() {
             this.inner = None;
-            if let Some(timer) = this.timer.take() {
+            if let Some(mut timer) = this.timer.take() {
                 timer.error(codes::SHUTTING_DOWN);
             }
             let body = ErrorBody::new(codes::SHUTTING_DOWN, "the extension is shutting down");

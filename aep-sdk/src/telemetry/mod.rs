@@ -37,6 +37,8 @@ mod pipeline;
 pub use genai::ChatSpan;
 pub(crate) use genai::Traced;
 #[cfg(feature = "otel")]
+pub(crate) use pipeline::meter;
+#[cfg(feature = "otel")]
 pub use pipeline::{layer, warnings};
 
 /// The `tracing` target of the spans this crate makes for OpenTelemetry.

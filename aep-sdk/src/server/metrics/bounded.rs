@@ -23,6 +23,12 @@ impl Label {
     pub(crate) fn as_str(&self) -> &str {
         &self.0
     }
+
+    /// The shared value (a pointer copy).
+    #[cfg(feature = "otel")]
+    pub(crate) fn shared(&self) -> Arc<str> {
+        self.0.clone()
+    }
 }
 
 impl EncodeLabelValue for &Label {

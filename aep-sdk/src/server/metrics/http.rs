@@ -50,10 +50,17 @@ pub(crate) async fn record_request(
         http_route: route,
         http_response_status_code: response.status().as_u16(),
     };
-    metrics
-        .http
-        .get_or_create(&labels)
-        .observe(start.elapsed().as_secs_f64());
+    let seconds = start.elapsed().as_secs_f64();
+    metrics.http.get_or_create(&labels).observe(seconds);
+    #[cfg(feature = "otel")]
+    if let Some(otel) = &metrics.otel {
+        otel.http(
+            method,
+            &labels.http_route,
+            labels.http_response_status_code,
+            seconds,
+        );
+    }
     response
 }
 

@@ -26,6 +26,10 @@ pub(crate) fn timing(metrics: Arc<Metrics>, tools: &[String]) -> McpTiming {
             gen_ai_tool_name: tool,
         };
         metrics.mcp.get_or_create(&labels).observe(duration.as_secs_f64());
+        #[cfg(feature = "otel")]
+        if let Some(otel) = &metrics.otel {
+            otel.mcp(&labels, duration.as_secs_f64());
+        }
     })
 }
 

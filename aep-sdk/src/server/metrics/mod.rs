@@ -11,6 +11,8 @@
 //! | `http_server_request_duration_seconds` | histogram | `http_request_method`, `http_route` (the route template), `http_response_status_code` |
 //! | `gen_ai_server_request_duration_seconds` | histogram | `gen_ai_provider_name`, `gen_ai_request_model` |
 //! | `gen_ai_server_time_to_first_token_seconds` | histogram | `gen_ai_provider_name`, `gen_ai_request_model` |
+//! | `gen_ai_server_time_per_output_token_seconds` | histogram | `gen_ai_provider_name`, `gen_ai_request_model` |
+//! | `gen_ai_client_token_usage` | histogram | `gen_ai_provider_name`, `gen_ai_request_model`, `gen_ai_token_type` (`input`, `output`) |
 //! | `aep_server_open_streams` | gauge | |
 //! | `aep_server_errors_total` | counter | `code` |
 //! | `mcp_server_operation_duration_seconds` | histogram | `mcp_method_name`, `gen_ai_tool_name` |
@@ -19,11 +21,23 @@
 //! models the first [`MODEL_LABELS`] distinct values (then `other`), error codes the
 //! spec's (then `other`), MCP methods the known ones and tool names the declared tools
 //! (then `other`).
+//!
+//! Token usage: the conventions name no server-side token instrument, only the client's
+//! `gen_ai.client.token.usage`. An extension is the GenAI client of the model server
+//! behind it and the counts it answers with are that server's, so that is the instrument
+//! recorded: each chat that reports usage adds its input and output counts.
+//! `gen_ai_server_time_per_output_token_seconds` is recorded for streams that end
+//! normally and report at least two output tokens: (end - first update) / (tokens - 1).
+//!
+//! With the `otel` feature and an OTLP metrics endpoint, every sample also goes to an
+//! OpenTelemetry meter under the conventions' dotted names (`otel.rs`).
 
 mod bounded;
 mod chat;
 mod http;
 mod mcp;
+#[cfg(feature = "otel")]
+mod otel;
 
 use std::sync::Arc;
 
@@ -69,6 +83,13 @@ struct ChatLabels {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash, EncodeLabelSet)]
+struct TokenLabels {
+    gen_ai_provider_name: Label,
+    gen_ai_request_model: Label,
+    gen_ai_token_type: &'static str,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, EncodeLabelSet)]
 struct ErrorLabels {
     code: &'static str,
 }
@@ -92,31 +113,58 @@ impl EncodeLabelSet for McpLabels {
 }
 
 /// The semantic conventions' advice for `http.server.request.duration`.
-fn http_buckets() -> Histogram {
-    Histogram::new([
-        0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0,
-    ])
-}
+const HTTP_BUCKETS: [f64; 14] = [
+    0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0,
+];
 
 /// The GenAI conventions' advice for `gen_ai.server.request.duration`.
-fn request_buckets() -> Histogram {
-    Histogram::new([
-        0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92,
-    ])
-}
+const REQUEST_BUCKETS: [f64; 14] = [
+    0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92,
+];
 
 /// The GenAI conventions' advice for `gen_ai.server.time_to_first_token`.
-fn first_token_buckets() -> Histogram {
-    Histogram::new([
-        0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0,
-    ])
-}
+const FIRST_TOKEN_BUCKETS: [f64; 16] = [
+    0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0,
+];
+
+/// The GenAI conventions' advice for `gen_ai.server.time_per_output_token`.
+const PER_TOKEN_BUCKETS: [f64; 13] = [
+    0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1.0, 2.5,
+];
+
+/// The GenAI conventions' advice for `gen_ai.client.token.usage`.
+const TOKEN_BUCKETS: [f64; 14] = [
+    1.0, 4.0, 16.0, 64.0, 256.0, 1024.0, 4096.0, 16384.0, 65536.0, 262144.0, 1048576.0, 4194304.0,
+    16777216.0, 67108864.0,
+];
 
 /// The MCP conventions' advice for `mcp.server.operation.duration`.
+const MCP_BUCKETS: [f64; 14] = [
+    0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0,
+];
+
+fn http_buckets() -> Histogram {
+    Histogram::new(HTTP_BUCKETS)
+}
+
+fn request_buckets() -> Histogram {
+    Histogram::new(REQUEST_BUCKETS)
+}
+
+fn first_token_buckets() -> Histogram {
+    Histogram::new(FIRST_TOKEN_BUCKETS)
+}
+
+fn per_token_buckets() -> Histogram {
+    Histogram::new(PER_TOKEN_BUCKETS)
+}
+
+fn token_buckets() -> Histogram {
+    Histogram::new(TOKEN_BUCKETS)
+}
+
 fn mcp_buckets() -> Histogram {
-    Histogram::new([
-        0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0,
-    ])
+    Histogram::new(MCP_BUCKETS)
 }
 
 /// The instruments of one extension.
@@ -125,11 +173,16 @@ pub(crate) struct Metrics {
     http: Histograms<HttpLabels>,
     chat_duration: Histograms<ChatLabels>,
     first_token: Histograms<ChatLabels>,
+    per_output_token: Histograms<ChatLabels>,
+    tokens: Histograms<TokenLabels>,
     errors: Family<ErrorLabels, Counter>,
     mcp: Histograms<McpLabels>,
     open_streams: Gauge,
     /// Reads the open-stream count at scrape time: nothing on the hot path.
-    stream_count: Box<dyn Fn() -> usize + Send + Sync>,
+    stream_count: Arc<dyn Fn() -> usize + Send + Sync>,
+    /// The same samples over OTLP, when an OTLP metrics endpoint is configured.
+    #[cfg(feature = "otel")]
+    otel: Option<otel::OtelInstruments>,
     routes: Bounded,
     providers: Bounded,
     models: Bounded,
@@ -149,6 +202,8 @@ impl Metrics {
         let http: Histograms<HttpLabels> = Family::new_with_constructor(http_buckets);
         let chat_duration: Histograms<ChatLabels> = Family::new_with_constructor(request_buckets);
         let first_token: Histograms<ChatLabels> = Family::new_with_constructor(first_token_buckets);
+        let per_output_token: Histograms<ChatLabels> = Family::new_with_constructor(per_token_buckets);
+        let tokens: Histograms<TokenLabels> = Family::new_with_constructor(token_buckets);
         let errors = Family::<ErrorLabels, Counter>::default();
         let mcp: Histograms<McpLabels> = Family::new_with_constructor(mcp_buckets);
         let open_streams = Gauge::default();
@@ -168,6 +223,16 @@ impl Metrics {
             first_token.clone(),
         );
         registry.register(
+            "gen_ai_server_time_per_output_token_seconds",
+            "Time per output token after the first, of streams that ended normally",
+            per_output_token.clone(),
+        );
+        registry.register(
+            "gen_ai_client_token_usage",
+            "Tokens of chat requests as the model server reported them, by type",
+            tokens.clone(),
+        );
+        registry.register(
             "aep_server_errors",
             "AEP errors answered, including terminal error updates of streams, by code",
             errors.clone(),
@@ -182,15 +247,21 @@ impl Metrics {
             "Chat streams open right now",
             open_streams.clone(),
         );
+        let stream_count: Arc<dyn Fn() -> usize + Send + Sync> = Arc::new(stream_count);
         Self {
             registry,
             http,
             chat_duration,
             first_token,
+            per_output_token,
+            tokens,
             errors,
             mcp,
             open_streams,
-            stream_count: Box::new(stream_count),
+            #[cfg(feature = "otel")]
+            otel: crate::telemetry::meter()
+                .map(|meter| otel::OtelInstruments::new(meter, stream_count.clone())),
+            stream_count,
             routes: Bounded::new(ROUTE_LABELS),
             providers: Bounded::new(ROUTE_LABELS),
             models: Bounded::new(MODEL_LABELS),
@@ -201,6 +272,10 @@ impl Metrics {
     /// Counts one AEP error; `code` is already bounded (a spec code or `other`).
     pub(crate) fn error(&self, code: &'static str) {
         self.errors.get_or_create(&ErrorLabels { code }).inc();
+        #[cfg(feature = "otel")]
+        if let Some(otel) = &self.otel {
+            otel.error(code);
+        }
     }
 
     /// Every series in the Prometheus text format (version 0.0.4).
@@ -265,6 +340,15 @@ mod tests {
             .observe(0.1);
         metrics.chat_duration.get_or_create(&chat).observe(0.1);
         metrics.first_token.get_or_create(&chat).observe(0.1);
+        metrics.per_output_token.get_or_create(&chat).observe(0.02);
+        metrics
+            .tokens
+            .get_or_create(&TokenLabels {
+                gen_ai_provider_name: chat.gen_ai_provider_name.clone(),
+                gen_ai_request_model: chat.gen_ai_request_model.clone(),
+                gen_ai_token_type: "input",
+            })
+            .observe(12.0);
         metrics.error("timeout");
         metrics
             .mcp
@@ -278,6 +362,8 @@ mod tests {
             ("http_server_request_duration_seconds", "histogram"),
             ("gen_ai_server_request_duration_seconds", "histogram"),
             ("gen_ai_server_time_to_first_token_seconds", "histogram"),
+            ("gen_ai_server_time_per_output_token_seconds", "histogram"),
+            ("gen_ai_client_token_usage", "histogram"),
             ("aep_server_errors_total", "counter"),
             ("mcp_server_operation_duration_seconds", "histogram"),
             ("aep_server_open_streams", "gauge"),
@@ -341,6 +427,53 @@ mod tests {
             text.contains(
                 r#"gen_ai_server_request_duration_seconds_count{gen_ai_provider_name="echo",gen_ai_request_model="a \"quoted\"\\model\n"} 1"#
             ),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_stream_records_tokens_and_the_time_per_output_token_and_a_failed_one_no_rate() {
+        use crate::protocol::{ChatUpdate, FinishReason, Usage};
+        let metrics = Arc::new(metrics());
+        let start = std::time::Instant::now() - std::time::Duration::from_millis(50);
+        let mut timer = ChatTimer::new(&metrics, "p", "m", start);
+        timer.update(&ChatUpdate::text("a"));
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        timer.update(&ChatUpdate::finish(FinishReason::Stop).with_usage(Usage::new(7, 5)));
+        drop(timer);
+        let mut failed = ChatTimer::new(&metrics, "p", "m", start);
+        failed.update(&ChatUpdate::text("a").with_usage(Usage::new(3, 4)));
+        failed.error("internal_error");
+        drop(failed);
+        let mut whole = ChatTimer::new(&metrics, "p", "m", start);
+        whole.answered(Some(&Usage::new(2, 9)));
+        drop(whole);
+        let text = metrics.encode();
+        let tokens = |kind: &str| {
+            format!(
+                "gen_ai_client_token_usage_sum{{gen_ai_provider_name=\"p\",gen_ai_request_model=\"m\",gen_ai_token_type=\"{kind}\"}}"
+            )
+        };
+        assert!(text.contains(&format!("\n{} 12.0\n", tokens("input"))), "{text}");
+        assert!(text.contains(&format!("\n{} 18.0\n", tokens("output"))), "{text}");
+        // Only the stream that ended normally: (end - first update) / (5 - 1) >= 5 ms.
+        let rate = "gen_ai_server_time_per_output_token_seconds";
+        assert!(
+            text.contains(&format!(
+                "\n{rate}_count{{gen_ai_provider_name=\"p\",gen_ai_request_model=\"m\"}} 1\n"
+            )),
+            "{text}"
+        );
+        let sum: f64 = text
+            .lines()
+            .find(|l| l.starts_with(&format!("{rate}_sum")))
+            .and_then(|l| l.rsplit(' ').next())
+            .and_then(|v| v.parse().ok())
+            .unwrap();
+        assert!((0.005..1.0).contains(&sum), "{sum}");
+        // Time to first token of both streams, none of the whole answer.
+        assert!(
+            text.contains("\ngen_ai_server_time_to_first_token_seconds_count{gen_ai_provider_name=\"p\",gen_ai_request_model=\"m\"} 2\n"),
             "{text}"
         );
     }
