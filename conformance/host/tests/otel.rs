@@ -32,7 +32,8 @@ use opentelemetry_proto::tonic::trace::v1::span::SpanKind;
 use prost::Message;
 
 /// Text that must never leave either process in telemetry.
-const PROMPT: &str = "prompt-text-that-must-stay-private-7f3a";
+/// (Several words, so the fake Ollama streams several tokens.)
+const PROMPT: &str = "private prompt text 7f3a stays home";
 
 /// What the receiver got: every raw body, and the spans with their service's name.
 #[derive(Default)]
@@ -400,6 +401,31 @@ async fn one_trace_runs_from_the_host_through_aep_ollama_to_ollama_without_promp
     }
     assert_eq!(text(&upstream, "server.address").as_deref(), Some("127.0.0.1"));
     assert_eq!(int(&upstream, "server.port"), Some(i64::from(fake.addr().port())));
+
+    // The extension's metrics went out over OTLP too, under the conventions' names.
+    let metric_names = || {
+        received
+            .lock()
+            .unwrap()
+            .metric_names
+            .iter()
+            .filter(|(service, _)| service == "aep-ollama")
+            .map(|(_, name)| name.clone())
+            .collect::<std::collections::BTreeSet<_>>()
+    };
+    let instruments = [
+        "http.server.request.duration",
+        "gen_ai.server.request.duration",
+        "gen_ai.server.time_to_first_token",
+        "gen_ai.server.time_per_output_token",
+        "gen_ai.client.token.usage",
+        "aep.server.open_streams",
+    ];
+    eventually("the extension's instruments over OTLP", || {
+        let names = metric_names();
+        instruments.iter().all(|i| names.contains(*i))
+    })
+    .await;
 
     // No prompt text in anything either process exported (raw protobuf bodies, so
     // nothing is missed by the decoding above), and no message attribute.
