@@ -3,7 +3,7 @@
 //
 //   node inspector_browser.mjs CONFIG_JSON
 //
-// CONFIG_JSON: {"inspector": URL, "utilities": URL, "echo": URL, "models": URL,
+// CONFIG_JSON: {"inspector": URL, "utilities": URL, "echo": URL, "models": URL, "orders": URL,
 //   "unreachable": URL, "notAep": URL, "html": URL, "invalid": URL, "screenshots": DIR}
 // (started by tests/browser.rs). Walks every screen: connect two extensions side by side
 // from the page address, the overview, a streamed chat with its frames and timings (and
@@ -321,6 +321,60 @@ async function main() {
     await expectText(utilities.getByRole('alert').filter({ hasText: 'required' }), 'to is required');
     const invalid = await utilities.getByLabel('to (required)', { exact: true }).getAttribute('aria-invalid');
     if (invalid !== 'true') throw new Error('the empty field is not marked invalid');
+  });
+
+  const orders = region(page, 'Orders');
+  await step('tools: nested objects and arrays as sub-forms, optional fields told apart from empty ones, JSON mode in sync', async () => {
+    await connectByForm(page, config.orders);
+    await orders.getByRole('tab', { name: 'Tools' }).click();
+    await expectText(orders.getByLabel('Tool', { exact: true }), 'Place an order (order.place)');
+    await orders.getByLabel('customer.name (required)', { exact: true }).fill('Ada');
+    for (const [sku, quantity] of [['a-1', '2'], ['x-9', '7'], ['b-2', '3']]) {
+      await orders.getByRole('button', { name: 'Add to items' }).click();
+      const n = await orders.getByRole('list', { name: 'Items of items' }).getByRole('listitem').count();
+      await orders.getByLabel(`items[${n}].sku (required)`, { exact: true }).fill(sku);
+      await orders.getByLabel(`items[${n}].quantity (required)`, { exact: true }).fill(quantity);
+    }
+    await orders.getByRole('button', { name: 'Remove items[2]' }).click();
+    await expectCount(orders.getByRole('list', { name: 'Items of items' }).getByRole('listitem'), 2);
+    if ((await orders.getByLabel('items[2].sku (required)', { exact: true }).inputValue()) !== 'b-2') throw new Error('the items after a removed one did not move up');
+    if (await orders.getByLabel('Send tags', { exact: true }).isChecked()) throw new Error('an optional array is sent before it is touched');
+    await orders.getByRole('button', { name: 'Add to tags' }).click();
+    await orders.getByLabel('tags[1]', { exact: true }).fill('gift');
+    if (!(await orders.getByLabel('Send tags', { exact: true }).isChecked())) throw new Error('adding a tag did not include tags');
+    // An empty optional text is sent only when asked for: "Send note" with nothing typed.
+    await orders.getByLabel('Send note', { exact: true }).check();
+    await orders.getByRole('button', { name: 'Call tool' }).click();
+    const structured = await expectText(orders.getByLabel('Structured content', { exact: true }), '"quantity": 5');
+    for (const want of ['"lines": 2', '"note": ""', '"weight": null', '"gift"', '"name": "Ada"']) {
+      if (!structured.includes(want)) throw new Error(`the result lacks ${want}: ${structured}`);
+    }
+    await expectText(orders.getByRole('region', { name: 'Tool result' }), 'valid against the output schema');
+    // JSON mode carries the arguments across, both ways.
+    await orders.getByLabel('Edit arguments as JSON').check();
+    const json = JSON.parse(await orders.getByLabel('Arguments (JSON)').inputValue());
+    if (JSON.stringify(json.items) !== JSON.stringify([{ sku: 'a-1', quantity: 2 }, { sku: 'b-2', quantity: 3 }]) || json.note !== '' || 'weights' in json) {
+      throw new Error(`JSON mode shows ${JSON.stringify(json)}`);
+    }
+    json.customer.name = 'Grace';
+    json.weights = [1.5, 2];
+    delete json.note;
+    await orders.getByLabel('Arguments (JSON)').fill(JSON.stringify(json));
+    await orders.getByLabel('Edit arguments as JSON').uncheck();
+    if ((await orders.getByLabel('customer.name (required)', { exact: true }).inputValue()) !== 'Grace') throw new Error('the form did not take the JSON');
+    if ((await orders.getByLabel('weights[2]', { exact: true }).inputValue()) !== '2') throw new Error('the weights did not reach the form');
+    if (await orders.getByLabel('Send note', { exact: true }).isChecked()) throw new Error('a member removed in JSON is still sent');
+    await orders.getByRole('button', { name: 'Call tool' }).click();
+    await expectText(orders.getByLabel('Structured content', { exact: true }), '"weight": 3.5');
+    await shot(page, 'nested-tool');
+    // JSON the form cannot show keeps JSON mode on, with a message.
+    await orders.getByLabel('Edit arguments as JSON').check();
+    await orders.getByLabel('Arguments (JSON)').fill('{"customer": {"name": "Ada"}, "items": [], "colour": "red"}');
+    await orders.getByLabel('Edit arguments as JSON').click();
+    await expectText(orders.getByRole('status', { name: 'Tool call status' }), 'cannot show');
+    if (!(await orders.getByLabel('Edit arguments as JSON').isChecked())) throw new Error('JSON mode was left');
+    await page.getByRole('button', { name: 'Disconnect Orders' }).click();
+    await expectCount(page.getByRole('region', { name: / at http/ }), 3);
   });
 
   await step('tools: resources, a template filled from its variables, a prompt with its arguments', async () => {

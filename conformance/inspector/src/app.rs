@@ -14,10 +14,11 @@ use crate::{api, assets};
 /// The Inspector's router. `loopback`: accept only loopback `Host` names (what a server
 /// bound to a loopback address should do).
 pub fn router(inspector: Arc<Inspector>, loopback: bool) -> Router {
-    Router::new()
-        .route("/", get(assets::index))
-        .route("/app.js", get(assets::script))
-        .route("/app.css", get(assets::style))
+    let mut page = Router::new().route("/", get(assets::index));
+    for (path, body) in assets::SCRIPTS {
+        page = page.route(path, get(move || async move { assets::script(body) }));
+    }
+    page.route("/app.css", get(assets::style))
         .route("/icon.svg", get(assets::icon))
         .route("/favicon.ico", get(assets::icon))
         .merge(api::routes(inspector.clone()))

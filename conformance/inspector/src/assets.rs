@@ -5,7 +5,16 @@ use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
 const INDEX: &str = include_str!("../assets/index.html");
-const SCRIPT: &str = include_str!("../assets/app.js");
+/// The page's ES modules, by the path they are served at.
+pub const SCRIPTS: [(&str, &str); 7] = [
+    ("/app.js", include_str!("../assets/app.js")),
+    ("/dom.js", include_str!("../assets/dom.js")),
+    ("/api.js", include_str!("../assets/api.js")),
+    ("/forms.js", include_str!("../assets/forms.js")),
+    ("/playground.js", include_str!("../assets/playground.js")),
+    ("/tools.js", include_str!("../assets/tools.js")),
+    ("/configuration.js", include_str!("../assets/configuration.js")),
+];
 const STYLE: &str = include_str!("../assets/app.css");
 const ICON: &str = include_str!("../assets/icon.svg");
 
@@ -31,9 +40,9 @@ pub async fn index() -> Response {
     asset("text/html; charset=utf-8", INDEX)
 }
 
-/// `GET /app.js`.
-pub async fn script() -> Response {
-    asset("text/javascript; charset=utf-8", SCRIPT)
+/// `GET /app.js` and the other modules of [`SCRIPTS`].
+pub fn script(body: &'static str) -> Response {
+    asset("text/javascript; charset=utf-8", body)
 }
 
 /// `GET /app.css`.

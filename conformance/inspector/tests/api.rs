@@ -843,6 +843,12 @@ async fn the_page_is_served_from_the_binary() {
     for (path, kind) in [
         ("/", "text/html"),
         ("/app.js", "text/javascript"),
+        ("/dom.js", "text/javascript"),
+        ("/api.js", "text/javascript"),
+        ("/forms.js", "text/javascript"),
+        ("/playground.js", "text/javascript"),
+        ("/tools.js", "text/javascript"),
+        ("/configuration.js", "text/javascript"),
         ("/app.css", "text/css"),
         ("/favicon.ico", "image/svg+xml"),
     ] {
@@ -876,7 +882,21 @@ async fn the_page_is_served_from_the_binary() {
         .text()
         .await
         .unwrap();
-    assert!(page.contains(r#"<script src="/app.js" defer></script>"#));
+    assert!(page.contains(r#"<script type="module" src="/app.js"></script>"#));
+    // Every module a served module imports is served too, from this origin.
+    for (path, body) in aep_inspector::assets::SCRIPTS {
+        for import in body.lines().filter_map(|l| l.strip_prefix("import ")) {
+            let target = import
+                .split(" from '.")
+                .nth(1)
+                .and_then(|t| t.strip_suffix("';"))
+                .unwrap_or_else(|| panic!("{path}: import not from this origin: {import}"));
+            assert!(
+                aep_inspector::assets::SCRIPTS.iter().any(|(p, _)| *p == target),
+                "{path} imports {target}, which is not served"
+            );
+        }
+    }
     assert!(
         !page.contains("http://") || !page.contains("<script src=\"http"),
         "no CDN"
@@ -1182,4 +1202,37 @@ async fn native_options_are_checked_and_sent_as_the_spec_says() {
         refused["error"].to_string().contains("option_schema_mismatch"),
         "{refused}"
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tool_with_nested_objects_and_arrays_is_described_and_called() {
+    let orders = fixtures::orders().await;
+    let inspector = Inspector::start(vec![]).await;
+    let id = inspector.connect(&orders.base_url).await["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let (_, listed) = inspector.get(&format!("/api/connections/{id}/tools")).await;
+    let tool = &listed["tools"][0];
+    assert_eq!(tool["id"], "order.place", "{listed}");
+    println!("{}", tool["inputSchema"]);
+    let (status, result) = inspector
+        .post(
+            &format!("/api/connections/{id}/tools/call"),
+            json!({"tool": "order.place", "arguments": {
+                "customer": {"name": "Ada"},
+                "items": [{"sku": "a-1", "quantity": 2}, {"sku": "b-2", "quantity": 3}],
+                "tags": ["gift"],
+                "note": "",
+                "weights": [1.5, 2.25]
+            }}),
+        )
+        .await;
+    assert_eq!(status, 200, "{result}");
+    assert_eq!(
+        result["output"]["structured"],
+        json!({"customer": {"name": "Ada", "email": null}, "lines": 2, "quantity": 5, "tags": ["gift"], "note": "", "weight": 3.75}),
+        "{result}"
+    );
+    assert_eq!(result["outputCheck"]["valid"], true, "{result}");
 }

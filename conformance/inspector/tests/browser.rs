@@ -59,6 +59,7 @@ async fn every_screen_works_in_headless_chromium() {
     let utilities = common::utilities().await;
     let echo = common::echo().await;
     let (models, ended) = fixtures::models().await;
+    let orders = fixtures::orders().await;
     let not_aep = fixtures::not_aep().await;
     let html = fixtures::html_error_page().await;
     let invalid = fixtures::invalid_manifest().await;
@@ -69,6 +70,7 @@ async fn every_screen_works_in_headless_chromium() {
         "utilities": utilities.base_url,
         "echo": echo.base_url,
         "models": models.base_url,
+        "orders": orders.base_url,
         "unreachable": fixtures::unreachable_url().await,
         "notAep": not_aep.base_url,
         "html": html.base_url,
@@ -107,6 +109,7 @@ async fn every_screen_works_in_headless_chromium() {
         "conformance",
         "trace",
         "native-options",
+        "nested-tool",
         "bad-input",
     ] {
         let file = screenshots.join(format!("{name}.png"));

@@ -174,3 +174,76 @@ pub async fn unreachable_url() -> String {
     drop(listener);
     format!("http://127.0.0.1:{port}")
 }
+
+/// A customer of [`Orders`]' `order.place`.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+pub struct Customer {
+    /// Full name.
+    pub name: String,
+    /// Where to write (optional).
+    pub email: Option<String>,
+}
+
+/// One line of an order.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+pub struct Line {
+    /// Article number.
+    pub sku: String,
+    /// How many.
+    pub quantity: u32,
+}
+
+/// What `order.place` answers: the order as it understood it.
+#[derive(Debug, Clone, serde::Serialize, schemars::JsonSchema)]
+pub struct Placed {
+    /// The customer as given.
+    pub customer: Customer,
+    /// Number of lines.
+    pub lines: usize,
+    /// Sum of the quantities.
+    pub quantity: u32,
+    /// The tags, when given.
+    pub tags: Option<Vec<String>>,
+    /// The note, when given (an empty one is kept apart from none).
+    pub note: Option<String>,
+    /// Sum of the weights, when given.
+    pub weight: Option<f64>,
+}
+
+/// An extension with one tool whose input has a nested object, an array of objects and
+/// optional arrays of strings and numbers (for the tool explorer's sub-forms).
+#[derive(Debug, Clone, Default)]
+pub struct Orders;
+
+#[aep_extension(id = "test.orders", name = "Orders", version = "0.1.0", mcp_server = "orders")]
+impl Orders {
+    /// Place an order.
+    #[tool(name = "order_place", id = "order.place", display_name = "Place an order")]
+    async fn order_place(
+        &self,
+        /// Who orders.
+        customer: Customer,
+        /// What is ordered.
+        items: Vec<Line>,
+        /// Labels for the order.
+        tags: Option<Vec<String>>,
+        /// A note for the packer.
+        note: Option<String>,
+        /// Weight of each parcel, in kg.
+        weights: Option<Vec<f64>>,
+    ) -> Placed {
+        Placed {
+            lines: items.len(),
+            quantity: items.iter().map(|l| l.quantity).sum(),
+            customer,
+            tags,
+            note,
+            weight: weights.map(|w| w.iter().sum()),
+        }
+    }
+}
+
+/// [`Orders`] on a loopback port.
+pub async fn orders() -> TestServer {
+    spawn(Orders.into_extension().unwrap().router()).await
+}

@@ -1,0 +1,218 @@
+// The configuration screen: option sets, values checked and migrated.
+import { h, field, pretty, table, errorBox } from './dom.js';
+import { api } from './api.js';
+import { ToolForm, markIssues } from './forms.js';
+
+// ---- Configuration -------------------------------------------------------------------------
+// Option sets (spec section 5): versions and digests, values checked against a version's
+// schema (by the Inspector, with the SDK's rules), and migrations run by the extension.
+export class Configuration {
+  constructor(ws, panel) {
+    this.ws = ws;
+    this.panel = panel;
+    this.sets = [];
+    const p = `${ws.id}-config`;
+    this.prefix = p;
+    this.setSelect = h('select', { onchange: () => this.showSet() });
+    this.versionSelect = h('select', { onchange: () => this.showVersion() });
+    this.targetSelect = h('select');
+    this.formArea = h('div');
+    this.jsonMode = h('input', { type: 'checkbox', id: `${p}-json-mode`, onchange: () => this.toggleJson() });
+    this.jsonValues = h('textarea', { rows: '6', class: 'json' });
+    this.jsonField = field(`${p}-json`, 'Values (JSON)', this.jsonValues);
+    this.jsonField.hidden = true;
+    this.status = h('p', { class: 'status', role: 'status', 'aria-live': 'polite', 'aria-label': 'Configuration status' });
+    this.result = h('div', { role: 'region', 'aria-label': 'Configuration result' });
+    this.listArea = h('div', {}, h('p', { role: 'status' }, 'Reading the option sets…'));
+    panel.append(this.listArea);
+    this.load();
+  }
+
+  async load() {
+    let data;
+    try {
+      data = await api('GET', `${this.ws.base}/configuration`, undefined, { what: 'option sets' });
+    } catch (e) {
+      if (e.code === 'configuration_not_offered') {
+        this.listArea.replaceChildren(h('p', { class: 'empty' }, 'This extension publishes no option set (no aep.configuration capability).'));
+      } else {
+        this.listArea.replaceChildren(errorBox(e), h('button', { type: 'button', onclick: () => this.load() }, 'Try again'));
+      }
+      return;
+    }
+    this.sets = data.optionSets || [];
+    if (!this.sets.length) {
+      this.listArea.replaceChildren(h('p', { class: 'empty' }, 'The extension\'s catalog lists no option set.'));
+      return;
+    }
+    const versions = [];
+    for (const s of this.sets) {
+      for (const v of s.versions) {
+        const check = v.digestCheck.matches
+          ? h('span', { class: 'badge good' }, 'matches')
+          : [h('span', { class: 'badge bad' }, 'differs'), ' computed ', h('code', {}, v.digestCheck.computed)];
+        versions.push([h('code', {}, s.id), `${v.version}${v.version === s.preferredVersion ? ' (preferred)' : ''}${v.deprecated ? ' (deprecated)' : ''}`, h('code', {}, v.schemaDigest), check]);
+      }
+    }
+    this.setSelect.replaceChildren(...this.sets.map((s) => h('option', { value: s.id }, `${s.id} (${s.contributionKind} ${s.contributionId})`)));
+    const form = h('form', { 'aria-label': 'Option values', novalidate: true, onsubmit: (e) => { e.preventDefault(); this.validate(); } },
+      h('div', { class: 'row' },
+        field(`${this.prefix}-set`, 'Option set', this.setSelect),
+        field(`${this.prefix}-version`, 'Version', this.versionSelect)),
+      h('div', { class: 'check' }, this.jsonMode, h('label', { for: this.jsonMode.id }, 'Edit values as JSON')),
+      this.formArea, this.jsonField,
+      h('div', { class: 'actions' },
+        h('button', { type: 'submit' }, 'Check values')),
+      h('div', { class: 'row' },
+        field(`${this.prefix}-target`, 'Migrate to version', this.targetSelect),
+        h('div', { class: 'actions' }, h('button', { type: 'button', onclick: () => this.migrate() }, 'Migrate values'))));
+    this.listArea.replaceChildren(
+      table('Option sets', ['Id', 'Contribution', 'Scope', 'Preferred', 'Migrations'],
+        this.sets.map((s) => [h('code', {}, s.id), `${s.contributionKind} ${s.contributionId}`, s.scope, s.preferredVersion,
+          (s.migrations || []).map((m) => `${m.fromVersion} → ${m.toVersion}`).join(', ') || '—'])),
+      table('Option set versions', ['Option set', 'Version', 'Published digest', 'Digest of the schema as read'], versions),
+      h('h3', {}, 'Check and migrate values'),
+      h('p', { class: 'hint' }, 'Values are checked by the Inspector against the version\'s schema with the SDK\'s rules (those an AEP SDK extension applies to nativeOptions). Migrations are run by the extension (POST /aep/configuration/migrate).'),
+      form, this.status, this.result);
+    this.showSet();
+  }
+
+  currentSet() {
+    return this.sets.find((s) => s.id === this.setSelect.value);
+  }
+
+  currentVersion() {
+    const set = this.currentSet();
+    return set && set.versions.find((v) => v.version === this.versionSelect.value);
+  }
+
+  showSet() {
+    const set = this.currentSet();
+    if (!set) return;
+    this.versionSelect.replaceChildren(...set.versions.map((v) => h('option', { value: v.version }, `${v.version}${v.deprecated ? ' (deprecated)' : ''}`)));
+    this.versionSelect.value = set.preferredVersion;
+    this.showVersion();
+  }
+
+  showVersion() {
+    const set = this.currentSet();
+    const version = this.currentVersion();
+    if (!version) return;
+    this.targetSelect.replaceChildren(...set.versions.filter((v) => v.version !== version.version)
+      .map((v) => h('option', { value: v.version }, v.version)));
+    const reachable = (set.migrations || []).find((m) => m.fromVersion === version.version);
+    if (reachable) this.targetSelect.value = reachable.toVersion;
+    this.form = new ToolForm(`${this.prefix}-${set.versions.indexOf(version)}`, version.schema, 'This version\'s schema has no properties: edit the values as JSON.');
+    this.formArea.replaceChildren(this.form.root, h('details', {}, h('summary', {}, 'Schema'), h('pre', { 'aria-label': 'Option schema' }, pretty(version.schema))));
+    this.jsonMode.checked = false;
+    this.jsonValues.value = '';
+    this.toggleJson();
+    this.result.replaceChildren();
+    this.status.textContent = '';
+  }
+
+  // Carries the values between the form and the JSON (as the tool explorer does).
+  toggleJson() {
+    const json = this.jsonMode.checked;
+    if (json) {
+      const values = this.form.values();
+      if (!values) {
+        this.jsonMode.checked = false;
+        this.status.textContent = 'Fix the highlighted fields before switching to JSON.';
+        return;
+      }
+      this.jsonValues.value = pretty(values);
+    } else if (this.jsonValues.value.trim()) {
+      let parsed;
+      try { parsed = JSON.parse(this.jsonValues.value); } catch (e) {
+        this.jsonMode.checked = true;
+        this.status.textContent = `The values are not JSON (${e.message}); fix them to go back to the form.`;
+        return;
+      }
+      if (!this.form.fill(parsed)) {
+        this.jsonMode.checked = true;
+        this.status.textContent = 'The JSON has members or types the form cannot show: keep editing it as JSON.';
+        return;
+      }
+    }
+    this.status.textContent = '';
+    this.formArea.hidden = json;
+    this.jsonField.hidden = !json;
+  }
+
+  // The values, or null (the problem shown at its field or in the result).
+  values() {
+    if (this.jsonMode.checked) {
+      try { return JSON.parse(this.jsonValues.value || '{}'); } catch (e) {
+        this.result.replaceChildren(errorBox({ code: 'invalid_json', message: `Values: not JSON (${e.message})` }));
+        return null;
+      }
+    }
+    const values = this.form.values();
+    if (!values) this.status.textContent = 'Fix the highlighted fields.';
+    return values;
+  }
+
+  issueList(issues) {
+    return h('ul', { 'aria-label': 'Problems' }, issues.map((i) => h('li', {}, h('code', {}, i.path), ` ${i.message} `, h('span', { class: 'badge muted' }, i.code))));
+  }
+
+  async validate() {
+    const set = this.currentSet();
+    const version = this.currentVersion();
+    this.result.replaceChildren();
+    const values = this.values();
+    if (!values) return;
+    this.status.textContent = `Checking values against ${set.id} ${version.version}…`;
+    try {
+      const data = await api('POST', `${this.ws.base}/configuration/validate`, { optionSet: set.id, version: version.version, values }, { what: 'check values' });
+      if (data.valid) {
+        this.status.textContent = `Valid for ${data.optionSet} version ${data.version}${data.deprecated ? ' (deprecated)' : ''}.`;
+        this.result.replaceChildren(h('p', {}, h('span', { class: 'badge good' }, 'valid'), ' nativeOptions to send: '),
+          h('pre', { 'aria-label': 'Native options' }, pretty({ optionSet: data.optionSet, version: data.version, schemaDigest: data.schemaDigest, values })));
+      } else {
+        this.status.textContent = `${data.issues.length} problem${data.issues.length === 1 ? '' : 's'} against ${data.optionSet} version ${data.version}.`;
+        if (!this.jsonMode.checked) markIssues(this.form, data.issues);
+        this.result.replaceChildren(h('div', { class: 'error-box' }, h('strong', {}, 'The values do not match the schema:'), this.issueList(data.issues)));
+      }
+    } catch (e) {
+      this.status.textContent = 'The check failed.';
+      this.result.replaceChildren(errorBox(e));
+    }
+  }
+
+  async migrate() {
+    const set = this.currentSet();
+    const version = this.currentVersion();
+    const target = this.targetSelect.value;
+    this.result.replaceChildren();
+    if (!target) {
+      this.status.textContent = 'This option set has only one version: there is nothing to migrate to.';
+      return;
+    }
+    const values = this.values();
+    if (!values) return;
+    this.status.textContent = `Migrating from ${version.version} to ${target}…`;
+    try {
+      const data = await api('POST', `${this.ws.base}/configuration/migrate`,
+        { optionSet: set.id, fromVersion: version.version, toVersion: target, values }, { what: 'migrate values' });
+      const parts = [
+        h('h4', {}, 'Migrated values'),
+        h('pre', { 'aria-label': 'Migrated values' }, pretty(data.options.values)),
+        h('h4', {}, 'Migrated options (the envelope to send)'),
+        h('pre', { 'aria-label': 'Migrated options' }, pretty(data.options)),
+      ];
+      if (data.check) {
+        parts.push(data.check.valid
+          ? h('p', {}, h('span', { class: 'badge good' }, 'valid'), ` against version ${data.options.version}`)
+          : h('div', { class: 'error-box' }, h('strong', {}, `The result does not match version ${data.options.version}:`), this.issueList(data.check.issues)));
+      }
+      this.result.replaceChildren(...parts);
+      this.status.textContent = `Migrated from ${version.version} to ${data.options.version} in ${data.elapsedMs.toFixed(1)} ms.`;
+    } catch (e) {
+      this.status.textContent = 'The extension did not migrate the values.';
+      this.result.replaceChildren(errorBox(e));
+    }
+  }
+}
+
