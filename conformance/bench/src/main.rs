@@ -44,6 +44,23 @@ enum Command {
         #[arg(long, default_value_t = 1000)]
         updates: usize,
     },
+    /// 9. instructions per request (callgrind): /chat and MCP tools/call.
+    Micro {
+        /// Requests of the `/chat` probe (run for N and 2N).
+        #[arg(long, default_value_t = 2000)]
+        chat_requests: usize,
+        /// Calls of the MCP probe (run for N and 2N).
+        #[arg(long, default_value_t = 200)]
+        mcp_calls: usize,
+    },
+    /// Run one probe `n` times (what `micro` runs under callgrind).
+    #[command(hide = true)]
+    Probe {
+        probe: measure::micro::Probe,
+        /// `sdk` or `baseline`.
+        variant: String,
+        n: usize,
+    },
     /// Serve one variant until killed (used by the memory measurement).
     #[command(hide = true)]
     Serve { kind: String },
@@ -62,9 +79,19 @@ fn report_path() -> PathBuf {
     target.join("aep-bench/report.json")
 }
 
-#[tokio::main]
-async fn main() {
+fn main() {
     let cli = Cli::parse();
+    if let Command::Probe { probe, variant, n } = &cli.command {
+        // A runtime of its own, on this thread only.
+        measure::micro::probe(*probe, variant == "sdk", *n);
+        return;
+    }
+    tokio::runtime::Runtime::new()
+        .expect("runtime")
+        .block_on(run(cli));
+}
+
+async fn run(cli: Cli) {
     if let Command::Serve { kind } = &cli.command {
         servers::serve_forever(kind).await;
         return;
@@ -108,6 +135,18 @@ async fn main() {
         let base = measure::memory::profile("baseline").await;
         rows.extend(measure::memory::rows(&sdk, &base));
         rows.extend(measure::growth::stream_rows(&sdk, &base));
+    }
+    let micro = match cli.command {
+        Command::Micro {
+            chat_requests,
+            mcp_calls,
+        } => Some((chat_requests, mcp_calls)),
+        Command::All => Some((2000, 200)),
+        _ => None,
+    };
+    if let Some((chat_requests, mcp_calls)) = micro {
+        eprintln!("measuring 9. instructions per request (callgrind) ...");
+        rows.extend(measure::micro::rows(chat_requests, mcp_calls));
     }
     match cli.command {
         Command::Load { streams, updates } => rows.extend(measure::load::rows(streams, updates).await),

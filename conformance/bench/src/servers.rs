@@ -121,7 +121,7 @@ impl Drop for Running {
     }
 }
 
-async fn serve(router: Router) -> Running {
+pub async fn serve(router: Router) -> Running {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .expect("bind loopback");

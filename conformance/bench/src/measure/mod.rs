@@ -7,6 +7,7 @@ pub mod latency;
 pub mod load;
 pub mod mcp;
 pub mod memory;
+pub mod micro;
 pub mod ollama;
 pub mod openai;
 pub mod stream;
