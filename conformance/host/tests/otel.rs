@@ -513,3 +513,43 @@ async fn without_otel_variables_nothing_is_exported_and_no_exporter_starts() {
     }
     drop(extension);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn message_content_is_recorded_only_with_the_conventions_opt_in() {
+    let (addr, received) = receiver("127.0.0.1:0").await.unwrap();
+    let fake = FakeOllama::start().await;
+    let (extension, url) = start_extension(&fake, |c| {
+        otel_env(c, addr, "aep-ollama");
+        c.env("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", "true");
+    })
+    .await;
+    // The host is not opted in: its spans stay without content.
+    host_chat(&url, |c| otel_env(c, addr, "aep-host")).await;
+    let chat = || {
+        received
+            .lock()
+            .unwrap()
+            .spans
+            .iter()
+            .find(|(s, span)| s == "aep-ollama" && span.kind == SpanKind::Internal as i32)
+            .map(|(_, span)| span.clone())
+    };
+    eventually("the extension's chat span", || chat().is_some()).await;
+    let messages = text(&chat().unwrap(), "gen_ai.input.messages").expect("opted in: the input messages");
+    assert!(messages.contains(PROMPT), "{messages}");
+    eventually("the host's spans", || {
+        received
+            .lock()
+            .unwrap()
+            .spans
+            .iter()
+            .any(|(s, _)| s == "aep-host")
+    })
+    .await;
+    for (service, span) in received.lock().unwrap().spans.iter() {
+        if service == "aep-host" {
+            assert!(text(span, "gen_ai.input.messages").is_none(), "{}", span.name);
+        }
+    }
+    drop(extension);
+}
