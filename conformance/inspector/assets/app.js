@@ -47,20 +47,27 @@ function sameUrl(a, b) {
 
 let connectCancel = null;
 
-async function connect({ url, token = '', revision = '2026-08-01' }) {
+// `anyway`: connect even when the manifest fails validation (the message stays, and the
+// workspace lists the problems).
+async function connect({ url, token = '', revision = '2026-08-01', anyway = false }) {
   const status = document.getElementById('connect-status');
   const errorArea = document.getElementById('connect-error');
   const cancelButton = document.getElementById('connect-cancel');
-  errorArea.hidden = true;
-  errorArea.replaceChildren();
-  status.textContent = `Connecting to ${url}…`;
+  if (!anyway) {
+    errorArea.hidden = true;
+    errorArea.replaceChildren();
+  }
+  status.textContent = `Connecting to ${url}${anyway ? ' anyway' : ''}…`;
   connectCancel = new AbortController();
   cancelButton.hidden = false;
   try {
-    const summary = await api('POST', '/api/connections', { url, token, revision },
+    const summary = await api('POST', '/api/connections', { url, token, revision, anyway },
       { ms: TIMEOUT.connect, cancel: connectCancel.signal, what: `connect to ${url}` });
     remember(summary.url);
-    status.textContent = `Connected to ${summary.extension.name} ${summary.extension.version} at ${summary.url}`;
+    if (anyway) errorArea.querySelector('p.anyway')?.remove();
+    status.textContent = summary.invalid
+      ? `Connected anyway to ${summary.extension.name} ${summary.extension.version} at ${summary.url}: its manifest fails validation`
+      : `Connected to ${summary.extension.name} ${summary.extension.version} at ${summary.url}`;
     const workspace = new Workspace(summary);
     workspaces.set(summary.id, workspace);
     workspace.focus();
@@ -68,6 +75,10 @@ async function connect({ url, token = '', revision = '2026-08-01' }) {
   } catch (e) {
     status.textContent = `Could not connect to ${url}`;
     showError(errorArea, e);
+    if (e.code === 'aep_descriptor_invalid' && !anyway) {
+      errorArea.append(h('p', { class: 'anyway' }, 'You can still explore what does not need a valid manifest (identity, health, raw manifests, chat, configuration, the conformance report, the trace); the host\'s tool catalog refuses it. ',
+        h('button', { type: 'button', onclick: () => connect({ url, token, revision, anyway: true }) }, `Connect anyway to ${url}`)));
+    }
     return null;
   } finally {
     cancelButton.hidden = true;
@@ -113,6 +124,10 @@ class Workspace {
           summary.authenticated ? ' · bearer token held by the Inspector' : '',
           ' · ', h('a', { href: share }, 'Link to open it connected')),
         h('button', { type: 'button', class: 'close', onclick: () => this.close() }, `Disconnect ${ext.name}`)),
+      summary.invalid ? h('section', { class: 'error-box', 'aria-label': 'Validation problems' },
+        h('strong', {}, `Connected anyway: the manifest fails validation (${summary.invalid.length} problem${summary.invalid.length === 1 ? '' : 's'}).`),
+        ' A host refuses it with aep_descriptor_invalid; here, what does not need a valid manifest still works.',
+        h('ul', {}, summary.invalid.map((p) => h('li', {}, h('code', {}, p))))) : null,
       tablist,
       Object.values(this.panels));
     document.getElementById('workspaces').append(this.root);

@@ -446,6 +446,27 @@ async function main() {
     });
   }
 
+  await step('bad input: connect anyway to a manifest that fails validation, and explore it', async () => {
+    await connectByForm(page, config.invalid);
+    await expectText(page.getByRole('alert').filter({ hasText: 'aep_descriptor_invalid' }), 'fails validation');
+    await page.getByRole('button', { name: `Connect anyway to ${config.invalid}` }).click();
+    const broken = region(page, 'Broken');
+    await expectText(broken.getByRole('region', { name: 'Validation problems' }), /Connected anyway: the manifest fails validation \(\d+ problems\)/);
+    await expectText(page.getByRole('status', { name: 'Connection status' }), 'Connected anyway to Broken');
+    // The message stays where it was.
+    await expectText(page.getByRole('alert').filter({ hasText: 'aep_descriptor_invalid' }), 'fails validation');
+    await expectText(broken.getByRole('table', { name: 'Tool contributions' }), 'T again');
+    await expectText(broken.getByLabel('Raw manifest 2026-08-01', { exact: true }), '"nowhere"');
+    await broken.getByRole('tab', { name: 'Tools' }).click();
+    await expectText(broken.getByRole('tabpanel', { name: 'Tools' }), 'does not resolve its 2 tool contributions');
+    await broken.getByRole('tab', { name: 'Trace' }).click();
+    await expectText(broken.getByRole('table', { name: 'HTTP exchanges' }), '/.well-known/aep');
+    await broken.getByRole('tab', { name: 'Overview' }).click();
+    await shot(page, 'connect-anyway');
+    await page.getByRole('button', { name: 'Disconnect Broken' }).click();
+    await expectCount(page.getByRole('region', { name: / at http/ }), 3);
+  });
+
   await step('disconnect', async () => {
     await page.getByRole('button', { name: 'Disconnect Echo' }).click();
     await expectCount(page.getByRole('region', { name: / at http/ }), 2);

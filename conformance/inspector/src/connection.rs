@@ -34,6 +34,10 @@ pub struct ConnectRequest {
     /// `"2026-08-01"` (default) or `"1.0"`.
     #[serde(default)]
     pub revision: Option<String>,
+    /// Connect even when the manifest fails validation (its problems are kept with the
+    /// connection; what does not need a valid manifest stays usable).
+    #[serde(default)]
+    pub anyway: bool,
 }
 
 /// A bearer token; its `Debug` never shows it.
@@ -59,8 +63,10 @@ pub struct Connection {
     pub client: Client,
     /// A plain HTTP client, for what the canonical client hides (raw documents, SSE frames).
     pub http: reqwest::Client,
-    /// The validated manifest of [`Connection::revision`].
+    /// The manifest of [`Connection::revision`]: validated, or (connected anyway) as read.
     pub manifest: Manifest,
+    /// The manifest's validation problems, when it was connected to anyway.
+    pub invalid: Option<Vec<String>>,
     /// Tool resolution (AEP -> MCP) and calls, through the host's MCP pool.
     pub catalog: Catalog,
     /// The last conformance report, for export.
@@ -135,10 +141,23 @@ impl Connection {
             builder = builder.bearer_token(token.0.clone());
         }
         let client = builder.build()?;
-        let manifest = client
-            .discover()
-            .await
-            .map_err(|e| unproxy_error(discovery_error(e), &proxy, &base))?;
+        let (manifest, invalid) = match client.discover().await {
+            Ok(manifest) => (manifest, None),
+            Err(e) if e.code == client_codes::DESCRIPTOR_INVALID && request.anyway => {
+                let error = unproxy_error(discovery_error(e), &proxy, &base);
+                let document = raw.json.clone().unwrap_or_default();
+                let manifest: Manifest = serde_json::from_value(document).map_err(|read| {
+                    let mut error = error.clone();
+                    error.message = format!(
+                        "{} and cannot be read even without validation ({read}), so the Inspector cannot connect anyway",
+                        error.message
+                    );
+                    error
+                })?;
+                (manifest, Some(error.details))
+            }
+            Err(e) => return Err(unproxy_error(discovery_error(e), &proxy, &base)),
+        };
 
         let mut entry = ExtensionEntry::new(&manifest.extension.id, proxy.base().as_str(), revision)?;
         if let Some(token) = &token {
@@ -153,7 +172,11 @@ impl Connection {
             ..PoolOptions::default()
         });
         let catalog = Catalog::new(Arc::new(registry), pool);
-        catalog.add_extension_tools(&manifest.extension.id).await?;
+        // The host's catalog discovers (and validates) the manifest itself: an invalid
+        // one has no tools there (the tool list says why).
+        if invalid.is_none() {
+            catalog.add_extension_tools(&manifest.extension.id).await?;
+        }
         Ok(Self {
             id,
             base,
@@ -161,6 +184,7 @@ impl Connection {
             client,
             http,
             manifest,
+            invalid,
             catalog,
             last_report: Mutex::new(None),
             trace,
@@ -203,6 +227,7 @@ impl Connection {
             "revision": self.revision.as_str(),
             "authenticated": self.token.is_some(),
             "extension": self.manifest.extension,
+            "invalid": self.invalid,
         })
     }
 }

@@ -39,7 +39,9 @@ pub fn server_url(connection: &Connection, id: &str) -> Result<Url, ApiError> {
             ),
         )
     })?;
-    let url = resolve_mcp_endpoint(&connection.base, &server.endpoint).map_err(|e| {
+    // Through the recording proxy, as the catalog's tools are (an absolute endpoint
+    // is reached directly).
+    let url = resolve_mcp_endpoint(connection.proxy.base(), &server.endpoint).map_err(|e| {
         ApiError::upstream(
             aep_sdk::client::codes::ENDPOINT_INVALID,
             format!("MCP server '{id}' endpoint {}: {e}", server.endpoint),
@@ -49,7 +51,7 @@ pub fn server_url(connection: &Connection, id: &str) -> Result<Url, ApiError> {
         connection
             .catalog
             .pool()
-            .set_bearer_token(&connection.base, token);
+            .set_bearer_token(connection.proxy.base(), token);
     }
     Ok(url)
 }

@@ -12,6 +12,17 @@ use crate::error::ApiError;
 
 /// `{"tools": [AgentTool...], "failures": [{code, message, target}...]}`.
 pub async fn list(connection: &Connection) -> Value {
+    if let Some(problems) = &connection.invalid {
+        let declared = connection.manifest.contributions.tools.len();
+        return json!({"tools": [], "failures": [{
+            "code": aep_sdk::client::codes::DESCRIPTOR_INVALID,
+            "message": format!(
+                "the manifest fails validation ({} problems), so the host's catalog does not resolve its {declared} tool contributions; resources and prompts of its MCP servers are still listed below",
+                problems.len()
+            ),
+            "target": connection.base.as_str(),
+        }]});
+    }
     let resolved = connection.catalog.resolve_enabled().await;
     let failures: Vec<Value> = resolved
         .failures

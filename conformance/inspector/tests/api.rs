@@ -1236,3 +1236,43 @@ async fn a_tool_with_nested_objects_and_arrays_is_described_and_called() {
     );
     assert_eq!(result["outputCheck"]["valid"], true, "{result}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_manifest_that_fails_validation_can_be_connected_to_anyway() {
+    let invalid = fixtures::invalid_manifest().await;
+    let inspector = Inspector::start(vec![]).await;
+    let (status, refused) = inspector
+        .post("/api/connections", json!({"url": invalid.base_url}))
+        .await;
+    assert_eq!(status, 502, "{refused}");
+    assert_eq!(refused["error"]["code"], "aep_descriptor_invalid");
+    let problems = refused["error"]["details"].clone();
+    assert!(problems.as_array().unwrap().len() >= 2, "{refused}");
+
+    let (status, summary) = inspector
+        .post(
+            "/api/connections",
+            json!({"url": invalid.base_url, "anyway": true}),
+        )
+        .await;
+    assert_eq!(status, 201, "{summary}");
+    assert_eq!(summary["invalid"], problems, "the problems stay with it");
+    assert_eq!(summary["extension"]["id"], "test.broken");
+    let id = summary["id"].as_str().unwrap();
+    let (status, overview) = inspector.get(&format!("/api/connections/{id}/overview")).await;
+    assert_eq!(status, 200, "{overview}");
+    assert_eq!(overview["manifest"]["contributions"]["tools"][1]["id"], "t");
+    let (status, raw) = inspector.get(&format!("/api/connections/{id}/manifests")).await;
+    assert_eq!(status, 200, "{raw}");
+    let (status, tools) = inspector.get(&format!("/api/connections/{id}/tools")).await;
+    assert_eq!(status, 200, "{tools}");
+    assert_eq!(tools["tools"], json!([]));
+    assert_eq!(tools["failures"][0]["code"], "aep_descriptor_invalid", "{tools}");
+    // The extension serves no health route: said, not hidden.
+    let (status, health) = inspector.get(&format!("/api/connections/{id}/health")).await;
+    assert_eq!(status, 200, "{health}");
+    assert!(health["extension"]["error"]["code"].is_string(), "{health}");
+    let (status, trace) = inspector.get(&format!("/api/connections/{id}/trace")).await;
+    assert_eq!(status, 200);
+    assert!(trace["exchanges"].as_array().unwrap().len() >= 2, "{trace}");
+}

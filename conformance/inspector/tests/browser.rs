@@ -110,6 +110,7 @@ async fn every_screen_works_in_headless_chromium() {
         "trace",
         "native-options",
         "nested-tool",
+        "connect-anyway",
         "bad-input",
     ] {
         let file = screenshots.join(format!("{name}.png"));

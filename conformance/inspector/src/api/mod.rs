@@ -4,7 +4,7 @@
 //! | route | what |
 //! |---|---|
 //! | `GET /api/config` | URLs to open connected (from the command line) |
-//! | `GET, POST /api/connections` | list, connect (`{url, token?, revision?}`) |
+//! | `GET, POST /api/connections` | list, connect (`{url, token?, revision?, anyway?}`) |
 //! | `DELETE /api/connections/{id}` | close |
 //! | `GET /api/connections/{id}/overview` | summary, manifest, option sets |
 //! | `GET /api/connections/{id}/health` | extension and provider health |
