@@ -25,7 +25,7 @@ export class Playground {
     this.nativeSet = h('select', { onchange: () => this.showNativeVersions() });
     this.nativeVersion = h('select', { onchange: () => this.showNativeForm() });
     this.nativeArea = h('div', { 'aria-label': 'Native options form', role: 'group' });
-    this.nativeSent = h('pre', { 'aria-label': 'Native options sent', tabindex: '0', hidden: true });
+    this.nativeSent = h('pre', { 'aria-label': 'Native options sent', tabindex: '0' });
     this.optionSets = [];
     this.temperature = h('input', { type: 'number', min: '0', max: '2', step: '0.1' });
     this.maxTokens = h('input', { type: 'number', min: '1', step: '1' });
@@ -65,7 +65,8 @@ export class Playground {
       h('div', { class: 'check' }, this.streaming, h('label', { for: `${p}-streaming` }, 'Stream (SSE)')),
       h('div', { class: 'actions' }, this.send, this.cancelButton, this.newChat));
     this.streaming.id = `${p}-streaming`;
-    panel.append(form, this.status, this.errorArea, this.nativeSent,
+    this.nativeSentArea = h('section', { 'aria-label': 'Native options envelope', hidden: true }, h('h3', {}, 'Native options sent'), this.nativeSent);
+    panel.append(form, this.status, this.errorArea, this.nativeSentArea,
       h('div', { class: 'results' },
         h('section', { 'aria-label': 'Answer' }, h('h3', {}, 'Text'), this.text),
         h('section', { 'aria-label': 'Reasoning output' }, h('h3', {}, 'Reasoning'), this.reasoning),
@@ -225,7 +226,7 @@ export class Playground {
 
   reset() {
     this.errorArea.hidden = true;
-    this.nativeSent.hidden = true;
+    this.nativeSentArea.hidden = true;
     if (this.nativeForm) clearMarks(this.nativeForm);
     this.text.textContent = '';
     this.reasoning.textContent = '';
@@ -267,7 +268,7 @@ export class Playground {
       const request = this.request(nativeOptions);
       if (nativeOptions) {
         this.nativeSent.textContent = pretty(nativeOptions);
-        this.nativeSent.hidden = false;
+        this.nativeSentArea.hidden = false;
       }
       if (this.streaming.checked) await this.runStream(provider, request);
       else await this.runOnce(provider, request);

@@ -1019,6 +1019,27 @@ async fn the_trace_has_every_exchange_with_secrets_redacted() {
         "{call}"
     );
 
+    // A resource read, through the same pool.
+    let (status, read) = inspector
+        .post(
+            &format!("/api/connections/{id}/mcp/resources/read"),
+            json!({"server": "utilities", "uri": "docs://utilities/readme"}),
+        )
+        .await;
+    assert_eq!(status, 200, "{read}");
+    let (_, trace) = inspector.get(&trace_path).await;
+    assert!(
+        trace["exchanges"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|x| x["via"] == "proxy"
+                && x["requestBody"]
+                    .as_str()
+                    .is_some_and(|b| b.contains("resources/read"))),
+        "no resources/read in the trace: {trace}"
+    );
+
     for x in trace["exchanges"].as_array().unwrap() {
         let headers = x["headersMs"].as_f64().expect("time to headers");
         let total = x["totalMs"].as_f64().expect("total time");
