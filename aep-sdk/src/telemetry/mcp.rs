@@ -1,9 +1,11 @@
 //! The span of an MCP tool call (`tools/call {tool}`): `mcp.method.name`,
 //! `gen_ai.tool.name`, `gen_ai.operation.name = execute_tool`, and `error.type` when it
-//! fails. Its parent is the HTTP server span of the request that carried it (rmcp runs
-//! handlers on a session task, outside that span), else the request's `traceparent`.
-//! Tool arguments and results are never recorded.
+//! fails. Its parent is the trace context in the request's `_meta` (SEP-414: what an MCP
+//! client sends, rmcp's included), else the HTTP server span of the request that carried
+//! it (rmcp runs handlers on a session task, outside that span), else the request's
+//! `traceparent` header. Tool arguments and results are never recorded.
 
+use rmcp::model::JsonObject;
 use rmcp::service::{RequestContext, RoleServer};
 use tracing::Span;
 use tracing::field::Empty;
@@ -11,7 +13,14 @@ use tracing::field::Empty;
 use super::http_server::ServerSpan;
 
 /// The tool call's span; disabled when spans are not exported.
-pub(crate) fn tool_call(context: &RequestContext<RoleServer>, tool: &str) -> Span {
+///
+/// Call it before the handler takes the request's `_meta` and head out of `context`;
+/// `params_meta` is the `_meta` older clients leave on the params.
+pub(crate) fn tool_call(
+    context: &RequestContext<RoleServer>,
+    params_meta: Option<&JsonObject>,
+    tool: &str,
+) -> Span {
     if !super::enabled() {
         return Span::none();
     }
@@ -29,7 +38,12 @@ pub(crate) fn tool_call(context: &RequestContext<RoleServer>, tool: &str) -> Spa
         gen_ai.tool.name = tool,
         "error.type" = Empty,
     );
-    if parent.is_none()
+    let from_meta = [Some(&context.meta.0.0), params_meta]
+        .into_iter()
+        .flatten()
+        .any(|meta| super::pipeline::extract_json_into(&span, meta));
+    if !from_meta
+        && parent.is_none()
         && let Some(head) = head
     {
         super::pipeline::extract_into(&span, &head.headers);

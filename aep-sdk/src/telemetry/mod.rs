@@ -84,6 +84,26 @@ pub fn inject(headers: &mut http::HeaderMap) {
     let _ = headers;
 }
 
+/// Writes the current span's W3C trace context into an MCP request's `_meta`
+/// (`traceparent`, `tracestate`: SEP-414 and the OpenTelemetry MCP conventions), so the
+/// MCP server continues this trace; rmcp's client sends requests from a task of its own,
+/// so headers cannot carry it. Does nothing when spans are not exported.
+///
+/// ```
+/// let mut meta = serde_json::Map::new();
+/// aep_sdk::telemetry::inject_meta(&mut meta);
+/// // Empty unless an OTLP endpoint is configured.
+/// # let _ = meta;
+/// ```
+pub fn inject_meta(meta: &mut serde_json::Map<String, serde_json::Value>) {
+    #[cfg(feature = "otel")]
+    if enabled() {
+        pipeline::inject_json(&tracing::Span::current(), meta);
+    }
+    #[cfg(not(feature = "otel"))]
+    let _ = meta;
+}
+
 /// Makes `span` a child of the W3C trace context `headers` carry (`traceparent`,
 /// `tracestate`); without one, `span` stays where it is. Does nothing when spans are not
 /// exported.

@@ -206,6 +206,44 @@ pub(crate) fn inject(span: &tracing::Span, headers: &mut http::HeaderMap) {
     TraceContextPropagator::new().inject_context(&context, &mut HeaderInjector(headers));
 }
 
+/// A JSON object as a carrier: an MCP request's `_meta` (SEP-414).
+struct JsonCarrier<'a>(&'a mut serde_json::Map<String, serde_json::Value>);
+
+impl opentelemetry::propagation::Injector for JsonCarrier<'_> {
+    fn set(&mut self, key: &str, value: String) {
+        self.0.insert(key.to_owned(), serde_json::Value::String(value));
+    }
+}
+
+struct JsonReader<'a>(&'a serde_json::Map<String, serde_json::Value>);
+
+impl opentelemetry::propagation::Extractor for JsonReader<'_> {
+    fn get(&self, key: &str) -> Option<&str> {
+        self.0.get(key).and_then(serde_json::Value::as_str)
+    }
+
+    fn keys(&self) -> Vec<&str> {
+        self.0.keys().map(String::as_str).collect()
+    }
+}
+
+pub(crate) fn inject_json(span: &tracing::Span, meta: &mut serde_json::Map<String, serde_json::Value>) {
+    let context = span.context();
+    TraceContextPropagator::new().inject_context(&context, &mut JsonCarrier(meta));
+}
+
+/// Makes `span` a child of the trace context in `meta`; `false` when it holds none.
+pub(crate) fn extract_json_into(
+    span: &tracing::Span,
+    meta: &serde_json::Map<String, serde_json::Value>,
+) -> bool {
+    if !meta.get("traceparent").is_some_and(serde_json::Value::is_string) {
+        return false;
+    }
+    let context = TraceContextPropagator::new().extract(&JsonReader(meta));
+    span.set_parent(context).is_ok()
+}
+
 pub(crate) fn extract_into(span: &tracing::Span, headers: &http::HeaderMap) {
     if !headers.contains_key("traceparent") {
         return;

@@ -138,12 +138,17 @@ impl<S: Send + Sync + 'static> ServerHandler for ToolServer<S> {
         mut context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let operation = Operation::start(&context, "tools/call");
+        // Before the context gives up the request's `_meta` and head.
+        #[cfg(feature = "otel")]
+        let span = crate::telemetry::enabled().then(|| {
+            let params_meta = request.meta.as_ref().map(|m| &m.0.0);
+            crate::telemetry::mcp::tool_call(&context, params_meta, &request.name)
+        });
         let ctx = self.context(request.meta.take().map(|m| m.0.0), &mut context);
         let arguments = request.arguments.take().unwrap_or_default();
         #[cfg(feature = "otel")]
-        if crate::telemetry::enabled() {
+        if let Some(span) = span {
             use tracing::Instrument;
-            let span = crate::telemetry::mcp::tool_call(&context, &request.name);
             let result = self
                 .call_mcp(&request.name, arguments, ctx)
                 .instrument(span.clone())

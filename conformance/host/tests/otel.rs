@@ -553,3 +553,116 @@ async fn message_content_is_recorded_only_with_the_conventions_opt_in() {
     }
     drop(extension);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tool_call_continues_the_hosts_trace_through_mcp_meta() {
+    let (addr, received) = receiver("127.0.0.1:0").await.unwrap();
+    let binary = PathBuf::from(env!("CARGO_BIN_EXE_aep-host")).with_file_name("aep-utilities");
+    assert!(
+        binary.exists(),
+        "{} is missing: build it with `cargo build -p aep-utilities` (cargo test --workspace does)",
+        binary.display()
+    );
+    let listen = format!("127.0.0.1:{}", free_port());
+    let mut command = clean(binary);
+    command.args(["--listen", &listen]);
+    otel_env(&mut command, addr, "aep-utilities");
+    let _utilities = Running(command.spawn().expect("aep-utilities starts"));
+    let url = format!("http://{listen}");
+    let client = aep_sdk::client::Client::new(&url).unwrap();
+    let started = Instant::now();
+    while client.health().await.is_err() {
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "aep-utilities never answered"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+
+    let argument = "tool-argument-that-must-stay-private-91c2";
+    let mut host = clean(env!("CARGO_BIN_EXE_aep-host"));
+    otel_env(&mut host, addr, "aep-host");
+    host.args([
+        "-e",
+        &format!("aep.utilities={url}"),
+        "call",
+        "hash.compute",
+        &format!(r#"{{"text":"{argument}"}}"#),
+    ])
+    .stdout(Stdio::piped());
+    let output = tokio::task::spawn_blocking(move || host.output().unwrap())
+        .await
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+
+    let find = |service: &str, kind: SpanKind| {
+        received
+            .lock()
+            .unwrap()
+            .spans
+            .iter()
+            .find(|(s, span)| {
+                s == service && span.kind == kind as i32 && span.name == "tools/call hash_compute"
+            })
+            .map(|(_, span)| span.clone())
+    };
+    let root = || {
+        received
+            .lock()
+            .unwrap()
+            .spans
+            .iter()
+            .find(|(s, span)| s == "aep-host" && span.name == "aep-host call")
+            .map(|(_, span)| span.clone())
+    };
+    let both = || {
+        find("aep-host", SpanKind::Client).is_some()
+            && find("aep-utilities", SpanKind::Server).is_some()
+            && root().is_some()
+    };
+    let waited = Instant::now();
+    while !both() && waited.elapsed() < Duration::from_secs(5) {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(
+        both(),
+        "the tool call's spans on both sides; got {:?}",
+        received
+            .lock()
+            .unwrap()
+            .spans
+            .iter()
+            .map(|(s, span)| (s.clone(), span.name.clone(), span.kind))
+            .collect::<Vec<_>>()
+    );
+    let caller = find("aep-host", SpanKind::Client).unwrap();
+    let tool = find("aep-utilities", SpanKind::Server).unwrap();
+    assert_eq!(hex(&tool.trace_id), hex(&caller.trace_id), "one trace");
+    assert_eq!(
+        tool.parent_span_id, caller.span_id,
+        "the server continued the _meta traceparent"
+    );
+    for span in [&caller, &tool] {
+        assert_eq!(text(span, "mcp.method.name").as_deref(), Some("tools/call"));
+        // The MCP tool's name (the AEP tool resource is hash.compute).
+        assert_eq!(text(span, "gen_ai.tool.name").as_deref(), Some("hash_compute"));
+        assert_eq!(
+            text(span, "gen_ai.operation.name").as_deref(),
+            Some("execute_tool")
+        );
+        assert_eq!(text(span, "error.type"), None);
+    }
+    // The host's command span is the caller's parent.
+    assert_eq!(caller.parent_span_id, root().unwrap().span_id);
+    // The argument is in nothing exported.
+    for (kind, body) in received.lock().unwrap().bodies.iter() {
+        assert!(
+            !body.windows(argument.len()).any(|w| w == argument.as_bytes()),
+            "tool argument in exported {kind}"
+        );
+    }
+}

@@ -187,8 +187,39 @@ impl Slot {
     pub(crate) async fn call(&self, name: &str, arguments: JsonObject) -> Result<CallToolResult, Failure> {
         let client = self.client().await.map_err(Failure::Transport)?;
         self.calls.fetch_add(1, Ordering::SeqCst);
-        let params = CallToolRequestParams::new(name.to_owned()).with_arguments(arguments);
-        match timeout(self.options.call_timeout, client.call_tool(params)).await {
+        let mut params = CallToolRequestParams::new(name.to_owned()).with_arguments(arguments);
+        // The client span of the call, and its trace context in the request's `_meta`
+        // (SEP-414): rmcp sends from a task of its own, so no header can carry it. Both
+        // only when spans are exported.
+        let span = if aep_sdk::telemetry::enabled() {
+            tracing::info_span!(
+                "mcp.tools_call",
+                otel.name = format!("tools/call {name}"),
+                otel.kind = "client",
+                otel.status_code = tracing::field::Empty,
+                mcp.method.name = "tools/call",
+                gen_ai.operation.name = "execute_tool",
+                gen_ai.tool.name = name,
+                "error.type" = tracing::field::Empty,
+            )
+        } else {
+            tracing::Span::none()
+        };
+        if !span.is_disabled() {
+            let mut meta = rmcp::model::MetaObject::new();
+            span.in_scope(|| aep_sdk::telemetry::inject_meta(&mut meta.0));
+            params.meta = Some(rmcp::model::RequestMetaObject(meta));
+        }
+        let called = timeout(self.options.call_timeout, client.call_tool(params));
+        let outcome = tracing::Instrument::instrument(called, span.clone()).await;
+        if !matches!(outcome, Ok(Ok(_))) {
+            span.record(
+                "error.type",
+                if outcome.is_err() { "timeout" } else { "mcp_error" },
+            );
+            span.record("otel.status_code", "ERROR");
+        }
+        match outcome {
             Ok(Ok(result)) => Ok(result),
             Ok(Err(error)) => {
                 let failure = classify(&self.url, &format!("tools/call '{name}'"), error);
