@@ -20,7 +20,8 @@
 //! `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true` asks for message content.
 //!
 //! [`crate::server::init_tracing`] sets all of this up; a program with its own
-//! `tracing` subscriber adds [`layer`] to it, and calls [`shutdown`] before it exits.
+//! `tracing` subscriber adds `layer()` (with the feature) to it, and calls [`shutdown`]
+//! before it exits.
 
 #[cfg(feature = "otel")]
 mod config;
