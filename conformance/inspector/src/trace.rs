@@ -264,7 +264,7 @@ impl Capture {
         self.total
     }
 
-    /// The body as the trace shows it (see [`body`]).
+    /// The body as the trace shows it: cut to [`BODY_BYTES`], with its whole length.
     pub fn render(&self) -> String {
         cut(&self.head, self.total)
     }
