@@ -235,7 +235,9 @@ pub fn main() -> ExitCode {
         commands::run(cli, &mut stdout),
         span,
     ));
-    // Spans still buffered go out before the process exits.
+    // Tasks still running (an MCP session's worker) may hold the command's span: they
+    // end with the runtime, and so does the span. Then what is buffered goes out.
+    runtime.shutdown_timeout(std::time::Duration::from_secs(2));
     aep_sdk::telemetry::shutdown();
     match outcome {
         Ok(code) => code,
