@@ -666,3 +666,51 @@ async fn a_tool_call_continues_the_hosts_trace_through_mcp_meta() {
         );
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_graceful_shutdown_flushes_what_the_batch_still_holds() {
+    let (addr, received) = receiver("127.0.0.1:0").await.unwrap();
+    let fake = FakeOllama::start().await;
+    // A batch delay far longer than the test: only the shutdown flush can send the spans.
+    let (mut extension, url) = start_extension(&fake, |c| {
+        otel_env(c, addr, "aep-ollama");
+        c.env("OTEL_BSP_SCHEDULE_DELAY", "600000")
+            .env("OTEL_METRIC_EXPORT_INTERVAL", "600000")
+            .env("AEP_SHUTDOWN_GRACE_SECS", "1");
+    })
+    .await;
+    host_chat(&url, |_| {}).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let from_extension = |received: &Shared| {
+        received
+            .lock()
+            .unwrap()
+            .spans
+            .iter()
+            .filter(|(s, _)| s == "aep-ollama")
+            .count()
+    };
+    assert_eq!(from_extension(&received), 0, "nothing before the batch is due");
+    let pid = extension.0.id().to_string();
+    let status = Command::new("kill").args(["-TERM", &pid]).status().unwrap();
+    assert!(status.success());
+    let child = &mut extension.0;
+    let started = Instant::now();
+    let exit = loop {
+        if let Some(exit) = child.try_wait().unwrap() {
+            break exit;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(15),
+            "aep-ollama did not exit on SIGTERM"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    assert!(exit.success(), "{exit:?}");
+    assert!(
+        from_extension(&received) >= 3,
+        "the server, chat and Ollama spans were flushed"
+    );
+    let metrics = received.lock().unwrap().metric_names.len();
+    assert!(metrics > 0, "the metrics were flushed too");
+}
