@@ -188,6 +188,16 @@ class Workspace {
 }
 
 // ---- HTTP trace ----------------------------------------------------------------------
+// Who sent an exchange (`via`): the Inspector's own client, or a client going through the
+// recording proxy.
+const SENDERS = {
+  inspector: 'Inspector',
+  sdk: 'SDK client (proxy)',
+  mcp: 'MCP pool (proxy)',
+  runner: 'Conformance runner (proxy)',
+  proxy: 'Unnamed client (proxy)',
+};
+
 class Trace {
   constructor(ws, panel) {
     this.ws = ws;
@@ -196,11 +206,15 @@ class Trace {
     this.covers = h('p', { class: 'hint' }, 'Every exchange between the Inspector and the extension.');
     this.proxy = h('p', { class: 'hint', 'aria-label': 'Trace proxy' });
     this.bypassed = h('div', { 'aria-label': 'Not traced' });
+    this.sender = h('select', { onchange: () => this.load() }, h('option', { value: '' }, 'Everyone'),
+      Object.entries(SENDERS).map(([k, v]) => h('option', { value: k }, v)));
     panel.append(
       h('h3', {}, 'HTTP trace'),
       this.covers, this.proxy, this.bypassed,
       h('p', { class: 'hint' }, 'Secret headers (Authorization, and any named like token, cookie or key) are shown as <redacted>; bodies are cut to 4 KiB.'),
-      h('button', { type: 'button', onclick: () => this.load() }, 'Refresh trace'),
+      h('div', { class: 'row' },
+        field(`${ws.id}-trace-sender`, 'Show exchanges sent by', this.sender),
+        h('div', { class: 'actions' }, h('button', { type: 'button', onclick: () => this.load() }, 'Refresh trace'))),
       this.status, this.area);
     this.load();
   }
@@ -215,8 +229,9 @@ class Trace {
         ? [h('div', { class: 'error-box', role: 'note' }, h('strong', {}, 'Not traced: '), 'these MCP endpoints are absolute URLs in the manifest, so the pool reaches them directly:',
           h('ul', {}, data.bypassed.map((u) => h('li', {}, h('code', {}, u)))))]
         : []));
-      const list = data.exchanges;
-      this.status.textContent = `${list.length} exchanges (newest first, the last ${data.capacity} kept)`;
+      const list = data.exchanges.filter((x) => !this.sender.value || x.via === this.sender.value);
+      const shown = this.sender.value ? `, ${list.length} sent by ${SENDERS[this.sender.value]}` : '';
+      this.status.textContent = `${data.exchanges.length} exchanges (newest first, the last ${data.capacity} kept)${shown}`;
       const ms = (x) => (typeof x === 'number' ? `${x.toFixed(1)} ms` : '—');
       const pairs = (headers) => headers.map(([k, v]) => `${k}: ${v}`).join('\n');
       const details = (x) => h('details', {},
@@ -226,7 +241,7 @@ class Trace {
         h('h4', {}, 'Response headers'), h('pre', {}, pairs(x.responseHeaders) || '—'),
         x.responseBody ? [h('h4', {}, 'Response body'), h('pre', {}, x.responseBody)] : null);
       this.area.replaceChildren(table('HTTP exchanges', ['#', 'Sent by', 'Method', 'URL', 'Status', 'Time to headers', 'Total', 'Details'],
-        list.map((x) => [String(x.seq), x.via === 'proxy' ? 'SDK client, MCP pool or runner (proxy)' : 'Inspector', x.method, h('code', {}, x.url),
+        list.map((x) => [String(x.seq), SENDERS[x.via] || x.via, x.method, h('code', {}, x.url),
           x.status ? String(x.status) : h('span', { class: 'badge bad' }, x.failure || 'no answer'),
           ms(x.headersMs), ms(x.totalMs),
           [x.failure && x.status ? h('p', {}, x.failure) : null, x.responseBody && x.responseBody.startsWith('streamed,') ? h('p', {}, x.responseBody) : null, details(x)]])));

@@ -419,13 +419,19 @@ async function main() {
     const rows = await exchanges.getByRole('row').count();
     if (rows < 3) throw new Error(`the trace has ${rows - 1} rows`);
     await expectText(exchanges, 'streamed, 4 frames');
-    await expectText(exchanges, 'SDK client, MCP pool or runner (proxy)');
+    await expectText(exchanges, 'SDK client (proxy)');
     await expectText(echo.getByLabel('Trace proxy'), /recording proxy at http:\/\/127\.0\.0\.1:\d+/);
     // The utilities' conformance run and MCP sessions went through the proxy too.
     await utilities.getByRole('tab', { name: 'Trace' }).click();
     const utilitiesExchanges = utilities.getByRole('table', { name: 'HTTP exchanges' });
     await expectText(utilitiesExchanges, '/.well-known/agentstration');
     await expectText(utilitiesExchanges, `${config.utilities}/mcp`);
+    await expectText(utilitiesExchanges, 'MCP pool (proxy)');
+    await expectText(utilitiesExchanges, 'Conformance runner (proxy)');
+    await utilities.getByLabel('Show exchanges sent by', { exact: true }).selectOption('mcp');
+    await expectText(utilities.getByRole('status', { name: 'Trace status' }), /sent by MCP pool \(proxy\)$/);
+    const senders = await utilitiesExchanges.getByRole('row').allTextContents();
+    if (senders.slice(1).some((r) => !r.includes('MCP pool (proxy)'))) throw new Error(`the filter let through ${senders.join(' | ')}`);
     await echo.getByRole('tab', { name: 'Trace' }).click();
     await shot(page, 'trace');
   });

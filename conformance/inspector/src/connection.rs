@@ -19,7 +19,7 @@ use url::Url;
 use crate::error::ApiError;
 use crate::limits::{CHAT_TIMEOUT, CONNECT_TIMEOUT, REQUEST_TIMEOUT, TOOL_CALL_TIMEOUT};
 use crate::probe;
-use crate::proxy::Proxy;
+use crate::proxy::{Proxy, Sender};
 use crate::trace::Trace;
 
 /// What the page sends to connect.
@@ -133,7 +133,7 @@ impl Connection {
                 format!("could not start the trace proxy on 127.0.0.1: {e}"),
             )
         })?;
-        let mut builder = Client::builder(proxy.base().as_str())
+        let mut builder = Client::builder(proxy.base_for(Sender::Sdk).as_str())
             .revision(revision)
             .connect_timeout(CONNECT_TIMEOUT)
             .read_timeout(REQUEST_TIMEOUT);
@@ -159,7 +159,11 @@ impl Connection {
             Err(e) => return Err(unproxy_error(discovery_error(e), &proxy, &base)),
         };
 
-        let mut entry = ExtensionEntry::new(&manifest.extension.id, proxy.base().as_str(), revision)?;
+        let mut entry = ExtensionEntry::new(
+            &manifest.extension.id,
+            proxy.base_for(Sender::Mcp).as_str(),
+            revision,
+        )?;
         if let Some(token) = &token {
             entry = entry.with_bearer_token(&token.0)?;
         }
@@ -233,18 +237,26 @@ impl Connection {
 }
 
 fn unproxy(text: &str, proxy: &Proxy, base: &Url) -> String {
-    let from = format!("http://{}", proxy.addr());
     let to = base.origin().ascii_serialization();
+    let mut out = text.to_owned();
+    for from in proxy.prefixes() {
+        out = replace_prefix(&out, &from, &to);
+    }
+    out
+}
+
+/// `text` with each `from` replaced by `to`, where what follows `from` does not go on
+/// with the same name (`http://127.0.0.1:80` is not the start of `http://127.0.0.1:8080`).
+fn replace_prefix(text: &str, from: &str, to: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
-    while let Some(at) = rest.find(&from) {
+    while let Some(at) = rest.find(from) {
         let after = &rest[at + from.len()..];
         out.push_str(&rest[..at]);
-        // `http://127.0.0.1:80` is not the start of `http://127.0.0.1:8080`.
-        if after.starts_with(|c: char| c.is_ascii_digit()) {
-            out.push_str(&from);
+        if after.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '-' || c == '_') {
+            out.push_str(from);
         } else {
-            out.push_str(&to);
+            out.push_str(to);
         }
         rest = after;
     }

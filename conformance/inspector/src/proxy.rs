@@ -11,6 +11,12 @@
 //! the upstream request), follows no redirect, and is stopped when the connection closes.
 //! It adds nothing: a bearer token is the clients' own header, passed on as they sent it.
 //!
+//! Each client is given its own base ([`Proxy::base_for`]): the extension's path under a
+//! first segment naming the client (`/_inspector-sdk`, `/_inspector-mcp`,
+//! `/_inspector-runner`), which the proxy takes off before forwarding and records as
+//! who sent the exchange. A request without such a segment is forwarded as it is
+//! (recorded as sent `via` `proxy`).
+//!
 //! An MCP server whose manifest endpoint is an absolute URL is resolved by the pool to
 //! that URL, not to the proxy, so its exchanges bypass the trace ([`absolute_endpoints`]).
 
@@ -50,6 +56,39 @@ const HOP_BY_HOP: [&str; 8] = [
     "upgrade",
     "host",
 ];
+
+/// Who goes through the proxy: each gets its own base URL, so the trace says who sent what.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sender {
+    /// The SDK's client (discovery, health, models, chat, configuration, migrate).
+    Sdk,
+    /// The host's MCP pool (tools, resources, prompts).
+    Mcp,
+    /// The conformance runner.
+    Runner,
+}
+
+impl Sender {
+    const ALL: [Sender; 3] = [Sender::Sdk, Sender::Mcp, Sender::Runner];
+
+    /// How the trace names it (`via`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Sender::Sdk => "sdk",
+            Sender::Mcp => "mcp",
+            Sender::Runner => "runner",
+        }
+    }
+
+    /// The first path segment of its base.
+    fn segment(self) -> &'static str {
+        match self {
+            Sender::Sdk => "/_inspector-sdk",
+            Sender::Mcp => "/_inspector-mcp",
+            Sender::Runner => "/_inspector-runner",
+        }
+    }
+}
 
 /// A running recording proxy for one extension.
 #[derive(Debug)]
@@ -109,10 +148,30 @@ impl Proxy {
         })
     }
 
-    /// The URL clients are given as the extension's base: the extension's path on the
-    /// proxy's address.
+    /// The extension's path on the proxy's address (no sender segment).
     pub fn base(&self) -> &Url {
         &self.base
+    }
+
+    /// The URL `sender` is given as the extension's base: the extension's path under
+    /// the sender's segment, on the proxy's address.
+    pub fn base_for(&self, sender: Sender) -> Url {
+        let mut base = self.base.clone();
+        let path = format!("{}{}", sender.segment(), self.base.path());
+        base.set_path(&path);
+        base
+    }
+
+    /// Every prefix clients see: `http://127.0.0.1:PORT` followed by a sender's segment,
+    /// longest first (then the bare origin).
+    pub fn prefixes(&self) -> Vec<String> {
+        let origin = format!("http://{}", self.addr);
+        let mut all: Vec<String> = Sender::ALL
+            .iter()
+            .map(|s| format!("{origin}{}", s.segment()))
+            .collect();
+        all.push(origin);
+        all
     }
 
     /// The proxy's address (always `127.0.0.1`).
@@ -183,7 +242,20 @@ async fn forward(State(target): State<Target>, request: Request) -> Response {
         );
     }
     let (parts, body) = request.into_parts();
-    let path = parts.uri.path_and_query().map(|p| p.as_str()).unwrap_or("/");
+    let full = parts.uri.path_and_query().map(|p| p.as_str()).unwrap_or("/");
+    let (via, path) = Sender::ALL
+        .iter()
+        .find_map(|s| {
+            let rest = full.strip_prefix(s.segment())?;
+            let rest = if rest.is_empty() { "/" } else { rest };
+            (rest.starts_with('/') || rest.starts_with('?')).then_some((s.as_str(), rest))
+        })
+        .unwrap_or(("proxy", full));
+    let path = if path.starts_with('?') {
+        format!("/{path}")
+    } else {
+        path.to_owned()
+    };
     let url = format!("{}{path}", target.origin);
     let mut headers = HeaderMap::new();
     for (name, value) in &parts.headers {
@@ -191,7 +263,7 @@ async fn forward(State(target): State<Target>, request: Request) -> Response {
             headers.append(name.clone(), value.clone());
         }
     }
-    let mut pending = target.trace.begin(parts.method.as_str(), &url, &headers, "proxy");
+    let mut pending = target.trace.begin(parts.method.as_str(), &url, &headers, via);
     let mut upstream = target.http.request(parts.method.clone(), &url).headers(headers);
     if body.size_hint().exact() != Some(0) {
         let capture = Arc::new(Mutex::new(Capture::default()));
@@ -355,6 +427,11 @@ mod tests {
         assert_eq!(base.scheme(), "http");
         assert_eq!(base.host_str(), Some("127.0.0.1"));
         assert_eq!(base.path(), "/base");
+        assert_eq!(proxy.base_for(Sender::Runner).path(), "/_inspector-runner/base");
+        assert_eq!(
+            proxy.prefixes()[0],
+            format!("http://{}/_inspector-sdk", proxy.addr())
+        );
         assert!(proxy.addr().ip().is_loopback());
         proxy.close().await;
         assert!(tokio::net::TcpStream::connect(proxy.addr()).await.is_err());

@@ -80,7 +80,11 @@ pub fn start(connection: Arc<Connection>, request: RunRequest) -> impl Stream<It
         ..Options::default()
     };
     let handle = tokio::spawn(async move {
-        let report = check_with(connection.proxy.base().as_str(), &options).await;
+        let report = check_with(
+            connection.proxy.base_for(crate::proxy::Sender::Runner).as_str(),
+            &options,
+        )
+        .await;
         let data = report_json(&report);
         *connection.last_report.lock().unwrap_or_else(|p| p.into_inner()) = Some(Arc::new(report));
         let event = sse::event("report", &data);

@@ -41,17 +41,15 @@ pub fn server_url(connection: &Connection, id: &str) -> Result<Url, ApiError> {
     })?;
     // Through the recording proxy, as the catalog's tools are (an absolute endpoint
     // is reached directly).
-    let url = resolve_mcp_endpoint(connection.proxy.base(), &server.endpoint).map_err(|e| {
+    let base = connection.proxy.base_for(crate::proxy::Sender::Mcp);
+    let url = resolve_mcp_endpoint(&base, &server.endpoint).map_err(|e| {
         ApiError::upstream(
             aep_sdk::client::codes::ENDPOINT_INVALID,
             format!("MCP server '{id}' endpoint {}: {e}", server.endpoint),
         )
     })?;
     if let Some(token) = connection.token() {
-        connection
-            .catalog
-            .pool()
-            .set_bearer_token(connection.proxy.base(), token);
+        connection.catalog.pool().set_bearer_token(&base, token);
     }
     Ok(url)
 }

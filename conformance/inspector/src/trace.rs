@@ -50,8 +50,9 @@ pub struct Exchange {
     pub response_body: Option<String>,
     /// Why there is no (whole) answer.
     pub failure: Option<String>,
-    /// Who sent it: `inspector` (its own client) or `proxy` (the SDK's client, the MCP
-    /// pool or the conformance runner, through the recording proxy).
+    /// Who sent it: `inspector` (its own client), or through the recording proxy `sdk`
+    /// (the SDK's client), `mcp` (the host's MCP pool), `runner` (the conformance
+    /// runner) or `proxy` (a request to the proxy naming no sender).
     pub via: &'static str,
 }
 

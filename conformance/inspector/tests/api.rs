@@ -948,7 +948,7 @@ async fn the_trace_has_every_exchange_with_secrets_redacted() {
         "{lines:?}"
     );
     assert!(
-        lines.contains(&"GET /.well-known/aep 200 proxy".to_owned()),
+        lines.contains(&"GET /.well-known/aep 200 sdk".to_owned()),
         "{lines:?}"
     );
     let before_run = trace["exchanges"][0]["seq"].as_u64().unwrap();
@@ -979,7 +979,7 @@ async fn the_trace_has_every_exchange_with_secrets_redacted() {
             .any(|x| x["url"] == format!("{}/.well-known/agentstration", guarded.base_url)),
         "{run:?}"
     );
-    assert!(run.iter().all(|x| x["via"] == "proxy"), "{run:?}");
+    assert!(run.iter().all(|x| x["via"] == "runner"), "{run:?}");
     let before_call = trace["exchanges"][0]["seq"].as_u64().unwrap();
 
     // A tool call, through the host's MCP pool.
@@ -1012,7 +1012,7 @@ async fn the_trace_has_every_exchange_with_secrets_redacted() {
         .unwrap_or_else(|| panic!("no tools/call in the trace: {trace}"));
     assert_eq!(call["url"], format!("{}/mcp", guarded.base_url), "{call}");
     assert_eq!(call["status"], 200, "{call}");
-    assert_eq!(call["via"], "proxy", "{call}");
+    assert_eq!(call["via"], "mcp", "{call}");
     assert!(
         call["responseBody"].as_str().unwrap().contains("traced")
             || call["responseBody"].as_str().unwrap().starts_with("streamed"),
@@ -1033,7 +1033,7 @@ async fn the_trace_has_every_exchange_with_secrets_redacted() {
             .as_array()
             .unwrap()
             .iter()
-            .any(|x| x["via"] == "proxy"
+            .any(|x| x["via"] == "mcp"
                 && x["requestBody"]
                     .as_str()
                     .is_some_and(|b| b.contains("resources/read"))),
@@ -1077,6 +1077,20 @@ async fn the_trace_has_every_exchange_with_secrets_redacted() {
         .await
         .unwrap();
     assert_eq!(misdirected.status(), 421);
+    // A request naming no sender is forwarded as it is, and recorded as the proxy's.
+    let unnamed = reqwest::Client::new()
+        .get(format!("{proxy}aep/health"))
+        .bearer_auth(secret)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(unnamed.status(), 200);
+    let (_, trace) = inspector.get(&trace_path).await;
+    assert_eq!(trace["exchanges"][0]["via"], "proxy", "{trace}");
+    assert_eq!(
+        trace["exchanges"][0]["url"],
+        format!("{}/aep/health", guarded.base_url)
+    );
     let (status, _) = inspector.get(&format!("/api/connections/{id}/trace")).await;
     assert_eq!(status, 200);
     let closed = inspector
@@ -1114,7 +1128,7 @@ async fn chats_are_traced_both_ways() {
         format!("{}/aep/model-providers/echo/chat", echo.base_url),
         "{trace}"
     );
-    assert_eq!(newest["via"], "proxy", "{newest}");
+    assert_eq!(newest["via"], "sdk", "{newest}");
     assert_eq!(newest["status"], 200, "{newest}");
     assert!(
         newest["requestBody"].as_str().unwrap().contains("not streamed"),
