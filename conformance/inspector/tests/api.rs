@@ -1311,3 +1311,44 @@ async fn a_manifest_that_fails_validation_can_be_connected_to_anyway() {
     assert_eq!(status, 200);
     assert!(trace["exchanges"].as_array().unwrap().len() >= 2, "{trace}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_recording_proxy_changes_no_conformance_verdict() {
+    let echo = common::echo().await;
+    let inspector = Inspector::start(vec![]).await;
+    let id = inspector.connect(&echo.base_url).await["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let events = inspector
+        .events(&format!("/api/connections/{id}/conformance"), json!({}))
+        .await;
+    let through = &events.last().unwrap().1;
+    let direct = aep_conformance::check_with(&echo.base_url, &aep_conformance::Options::default()).await;
+    let direct = serde_json::to_value(&direct).unwrap();
+    let verdicts = |report: &Value| -> Vec<(String, String)> {
+        report["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                (
+                    r["id"].as_str().unwrap().to_owned(),
+                    r["status"].as_str().unwrap().to_owned(),
+                )
+            })
+            .collect()
+    };
+    assert!(verdicts(&direct).len() > 20);
+    assert_eq!(verdicts(through), verdicts(&direct), "{through}");
+    assert_eq!(through["success"], true, "{through}");
+    let (_, trace) = inspector.get(&format!("/api/connections/{id}/trace")).await;
+    assert!(
+        trace["exchanges"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|x| x["via"] == "runner" && x["url"].as_str().unwrap().ends_with("/chat/stream")),
+        "the runner's streams are in the trace"
+    );
+}
