@@ -191,7 +191,7 @@ export class Playground {
     const values = this.nativeForm.values();
     if (!values) return undefined;
     const version = this.nativeVersion.value;
-    const data = await api('POST', `${this.ws.base}/configuration/validate`, { optionSet: set.id, version, values }, { what: 'check native options' });
+    const data = await api('POST', `${this.ws.base}/configuration/validate`, { optionSet: set.id, version, values }, { what: 'check native options', cancel: this.running && this.running.signal });
     if (!data.valid) {
       markIssues(this.nativeForm, data.issues);
       showError(this.errorArea, { code: 'invalid_options', message: `The native options do not match ${set.id} version ${version}; nothing was sent.`, details: data.issues.map((i) => `${i.path}: ${i.message}`) });

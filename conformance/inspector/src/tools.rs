@@ -4,32 +4,78 @@
 
 use std::time::Instant;
 
+use aep_host::catalog::ToolResource;
 use aep_sdk::schema::Validator;
 use serde_json::{Value, json};
 
 use crate::connection::Connection;
 use crate::error::ApiError;
+use crate::limits::{REQUEST_TIMEOUT, bounded};
 
 /// `{"tools": [AgentTool...], "failures": [{code, message, target}...]}`.
 pub async fn list(connection: &Connection) -> Value {
+    let mut failures: Vec<Value> = Vec::new();
     if let Some(problems) = &connection.invalid {
         let declared = connection.manifest.contributions.tools.len();
-        return json!({"tools": [], "failures": [{
+        failures.push(json!({
             "code": aep_sdk::client::codes::DESCRIPTOR_INVALID,
             "message": format!(
-                "the manifest fails validation ({} problems), so the host's catalog does not resolve its {declared} tool contributions; resources and prompts of its MCP servers are still listed below",
+                "the manifest fails validation ({} problems), so the host's catalog does not resolve its {declared} tool contributions; the tools its MCP servers list are shown as they are, each named server/tool",
                 problems.len()
             ),
             "target": connection.base.as_str(),
-        }]});
+        }));
+        failures.extend(add_server_tools(connection).await);
     }
     let resolved = connection.catalog.resolve_enabled().await;
-    let failures: Vec<Value> = resolved
-        .failures
-        .iter()
-        .map(|e| json!({"code": e.code.as_str(), "message": e.message, "target": e.target}))
-        .collect();
+    failures.extend(
+        resolved
+            .failures
+            .iter()
+            .map(|e| json!({"code": e.code.as_str(), "message": e.message, "target": e.target})),
+    );
     json!({"tools": resolved.tools, "failures": failures})
+}
+
+/// For a connection whose manifest fails validation: each declared MCP server's tools
+/// added to the catalog directly (`server/tool`), as a host adds a plain MCP server's.
+/// Answers the failures (a server that cannot be reached, ...).
+async fn add_server_tools(connection: &Connection) -> Vec<Value> {
+    let servers = connection
+        .manifest
+        .mcp
+        .as_ref()
+        .map(|m| m.servers.clone())
+        .unwrap_or_default();
+    let mut failures = Vec::new();
+    for server in servers {
+        let listed = async {
+            let url = crate::surface::server_url(connection, &server.id)?;
+            let tools = bounded(
+                REQUEST_TIMEOUT,
+                "tools/list",
+                connection.catalog.pool().tools(&url),
+            )
+            .await?;
+            Ok::<_, ApiError>((url, tools))
+        }
+        .await;
+        match listed {
+            Ok((url, tools)) => {
+                for tool in tools.iter() {
+                    let id = format!("{}/{}", server.id, tool.name);
+                    if connection.catalog.resource(&id).is_none() {
+                        let _ =
+                            connection
+                                .catalog
+                                .add(ToolResource::mcp(&id, url.as_str(), tool.name.as_ref()));
+                    }
+                }
+            }
+            Err(e) => failures.push(json!({"code": e.code, "message": e.message, "target": server.id})),
+        }
+    }
+    failures
 }
 
 /// Calls tool `id` with `arguments` (checked against its input schema first).

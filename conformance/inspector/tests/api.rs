@@ -1352,3 +1352,51 @@ async fn the_recording_proxy_changes_no_conformance_verdict() {
         "the runner's streams are in the trace"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn connected_anyway_the_mcp_servers_tools_are_listed_and_called_as_they_are() {
+    let half = fixtures::utilities_with_invalid_manifest().await;
+    let inspector = Inspector::start(vec![]).await;
+    let (status, summary) = inspector
+        .post("/api/connections", json!({"url": half.base_url, "anyway": true}))
+        .await;
+    assert_eq!(status, 201, "{summary}");
+    assert!(summary["invalid"].to_string().contains("stats"), "{summary}");
+    let id = summary["id"].as_str().unwrap();
+    let (status, listed) = inspector.get(&format!("/api/connections/{id}/tools")).await;
+    assert_eq!(status, 200, "{listed}");
+    assert_eq!(
+        listed["failures"][0]["code"], "aep_descriptor_invalid",
+        "{listed}"
+    );
+    assert_eq!(listed["failures"].as_array().unwrap().len(), 1, "{listed}");
+    let ids: Vec<&str> = listed["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["id"].as_str().unwrap())
+        .collect();
+    assert!(ids.contains(&"utilities/text_stats"), "{ids:?}");
+    let stats = listed["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["id"] == "utilities/text_stats")
+        .unwrap();
+    assert_eq!(
+        stats["origin"]["mcpUrl"],
+        format!("{}/mcp", half.base_url),
+        "{stats}"
+    );
+    let (status, result) = inspector
+        .post(
+            &format!("/api/connections/{id}/tools/call"),
+            json!({"tool": "utilities/text_stats", "arguments": {"text": "still usable"}}),
+        )
+        .await;
+    assert_eq!(status, 200, "{result}");
+    assert_eq!(result["output"]["structured"]["words"], 2, "{result}");
+    // Listing again adds nothing twice.
+    let (_, again) = inspector.get(&format!("/api/connections/{id}/tools")).await;
+    assert_eq!(again["tools"].as_array().unwrap().len(), ids.len());
+}

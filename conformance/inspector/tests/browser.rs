@@ -63,6 +63,7 @@ async fn every_screen_works_in_headless_chromium() {
     let not_aep = fixtures::not_aep().await;
     let html = fixtures::html_error_page().await;
     let invalid = fixtures::invalid_manifest().await;
+    let half_broken = fixtures::utilities_with_invalid_manifest().await;
     let inspector = Inspector::start(vec![]).await;
     let screenshots = repo_root().join("target/inspector-screenshots");
     let config = json!({
@@ -75,6 +76,7 @@ async fn every_screen_works_in_headless_chromium() {
         "notAep": not_aep.base_url,
         "html": html.base_url,
         "invalid": invalid.base_url,
+        "halfBroken": half_broken.base_url,
         "screenshots": screenshots,
     });
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("js/inspector_browser.mjs");

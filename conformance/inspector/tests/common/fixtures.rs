@@ -247,3 +247,29 @@ impl Orders {
 pub async fn orders() -> TestServer {
     spawn(Orders.into_extension().unwrap().router()).await
 }
+
+/// The utilities extension behind a manifest that fails validation (two tool
+/// contributions with one id) but declares its MCP server as it is.
+pub async fn utilities_with_invalid_manifest() -> TestServer {
+    let manifest = json!({
+        "protocolVersion": "2026-08-01",
+        "extension": {"id": "test.half-broken", "name": "Half broken", "version": "1.0.0"},
+        "capabilities": {"aep.health": {"version": "1.0", "endpoint": "/aep/health"}, "aep.tools": {"version": "1.0"}},
+        "contributions": {"modelProviders": [], "tools": [
+            {"id": "stats", "displayName": "Stats", "mcp": {"server": "utilities", "tool": "text_stats"}},
+            {"id": "stats", "displayName": "Case", "mcp": {"server": "utilities", "tool": "text_case"}}
+        ]},
+        "mcp": {"servers": [{"id": "utilities", "endpoint": "/mcp"}]}
+    });
+    let utilities = aep_utilities::Utilities.into_extension().unwrap().router();
+    let router = axum::Router::new()
+        .route(
+            "/.well-known/aep",
+            get(move || {
+                let manifest = manifest.clone();
+                async move { axum::Json(manifest) }
+            }),
+        )
+        .fallback_service(utilities);
+    spawn(router).await
+}
