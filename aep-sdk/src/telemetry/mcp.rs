@@ -1,11 +1,14 @@
 //! The span of an MCP tool call (`tools/call {tool}`): `mcp.method.name`,
-//! `gen_ai.tool.name`, `gen_ai.operation.name = execute_tool`, and `error.type` when it
-//! fails. Its parent is the trace context in the request's `_meta` (SEP-414: what an MCP
-//! client sends, rmcp's included), else the HTTP server span of the request that carried
+//! `gen_ai.tool.name`, `gen_ai.operation.name = execute_tool`, and `error.type` with an
+//! error status when it fails: the JSON-RPC error code, or `tool_error` for a result
+//! with `isError: true` (the tool's own failure, as the MCP conventions say). Its parent
+//! is the trace context in the request's `_meta` (SEP-414: what an MCP client sends,
+//! rmcp's included), else the HTTP server span of the request that carried
 //! it (rmcp runs handlers on a session task, outside that span), else the request's
 //! `traceparent` header. Tool arguments and results are never recorded.
 
-use rmcp::model::JsonObject;
+use rmcp::ErrorData;
+use rmcp::model::{CallToolResponse, JsonObject};
 use rmcp::service::{RequestContext, RoleServer};
 use tracing::Span;
 use tracing::field::Empty;
@@ -55,4 +58,17 @@ pub(crate) fn tool_call(
 pub(crate) fn failed(span: &Span, error_type: &str) {
     span.record("error.type", error_type);
     span.record("otel.status_code", "ERROR");
+}
+
+/// `error.type` of a tool result with `isError: true` (the OpenTelemetry MCP conventions).
+pub(crate) const TOOL_ERROR: &str = "tool_error";
+
+/// Marks the tool call's span by its outcome: a JSON-RPC error by its code, a result
+/// with `isError: true` as [`TOOL_ERROR`]; a success stays unmarked.
+pub(crate) fn finished(span: &Span, result: &Result<CallToolResponse, ErrorData>) {
+    match result {
+        Err(error) => failed(span, &error.code.0.to_string()),
+        Ok(CallToolResponse::Complete(result)) if result.is_error == Some(true) => failed(span, TOOL_ERROR),
+        Ok(_) => {}
+    }
 }

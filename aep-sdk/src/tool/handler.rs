@@ -153,9 +153,7 @@ impl<S: Send + Sync + 'static> ServerHandler for ToolServer<S> {
                 .call_mcp(&request.name, arguments, ctx)
                 .instrument(span.clone())
                 .await;
-            if let Err(error) = &result {
-                crate::telemetry::mcp::failed(&span, &error.code.0.to_string());
-            }
+            crate::telemetry::mcp::finished(&span, &result);
             operation.finish(Some(&request.name));
             return result;
         }

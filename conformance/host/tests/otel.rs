@@ -1,14 +1,18 @@
 //! OpenTelemetry end to end, with real processes: `aep-host chat` -> `aep-ollama` -> the
-//! fake Ollama, both binaries pointed by the standard `OTEL_*` variables at an OTLP/HTTP
-//! receiver in this test, which decodes what they export with the official protobuf
-//! definitions (`opentelemetry-proto`). One trace must hold the host's spans, the
-//! extension's HTTP server span and its client span of the request to Ollama, with the
-//! GenAI attributes and token usage; the fake Ollama must have got that trace's
-//! `traceparent`; no prompt text may appear in anything exported. Without the variables
-//! nothing is exported and no exporter thread starts.
+//! fake Ollama, and `aep-host chat` -> `aep-openai` / `aep-llamacpp` -> the fake
+//! OpenAI-compatible server, the binaries pointed by the standard `OTEL_*` variables at
+//! an OTLP/HTTP receiver in this test, which decodes what they export with the official
+//! protobuf definitions (`opentelemetry-proto`). One trace must hold the host's spans,
+//! the extension's HTTP server span and its client span of the request to the model
+//! server, with the GenAI attributes and token usage; the fake upstream must have got
+//! that trace's `traceparent`; no prompt text may appear in anything exported. A tool
+//! call continues the host's trace through MCP `_meta`, and a tool's own failure
+//! (`isError: true`) marks both sides' `tools/call` spans. Without the variables nothing
+//! is exported and no exporter thread starts.
 //!
-//! `aep-ollama` is run from beside `aep-host` in the target directory: `cargo test
-//! --workspace` builds it; a scoped run needs `cargo build -p aep-ollama` first.
+//! The extensions are run from beside `aep-host` in the target directory: `cargo test
+//! --workspace` builds them; a scoped run needs `cargo build -p aep-ollama -p
+//! aep-utilities -p aep-openai-compatible` first.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -29,6 +33,7 @@ use opentelemetry_proto::tonic::collector::trace::v1::{
 use opentelemetry_proto::tonic::common::v1::{AnyValue, KeyValue, any_value};
 use opentelemetry_proto::tonic::trace::v1::Span;
 use opentelemetry_proto::tonic::trace::v1::span::SpanKind;
+use opentelemetry_proto::tonic::trace::v1::status::StatusCode;
 use prost::Message;
 
 /// Text that must never leave either process in telemetry.
@@ -164,13 +169,7 @@ fn free_port() -> u16 {
 }
 
 fn aep_ollama_binary() -> PathBuf {
-    let path = PathBuf::from(env!("CARGO_BIN_EXE_aep-host")).with_file_name("aep-ollama");
-    assert!(
-        path.exists(),
-        "{} is missing: build it with `cargo build -p aep-ollama` (cargo test --workspace does)",
-        path.display()
-    );
-    path
+    sibling_binary("aep-ollama", "aep-ollama")
 }
 
 /// A command without any OTEL_* variable of the test's own environment.
@@ -200,42 +199,60 @@ fn otel_env(command: &mut Command, receiver: SocketAddr, service: &str) {
         .env("OTEL_METRIC_EXPORT_INTERVAL", "200");
 }
 
-/// Starts `aep-ollama` in front of `fake` and waits until it answers.
-async fn start_extension(fake: &FakeOllama, configure: impl FnOnce(&mut Command)) -> (Running, String) {
+/// A binary built beside `aep-host` in the target directory.
+fn sibling_binary(name: &str, package: &str) -> PathBuf {
+    let path = PathBuf::from(env!("CARGO_BIN_EXE_aep-host")).with_file_name(name);
+    assert!(
+        path.exists(),
+        "{} is missing: build it with `cargo build -p {package}` (cargo test --workspace does)",
+        path.display()
+    );
+    path
+}
+
+/// Starts an extension (`command`, to which `--listen` is added) and waits until it
+/// answers.
+async fn start_listening(mut command: Command, configure: impl FnOnce(&mut Command)) -> (Running, String) {
     let listen = format!("127.0.0.1:{}", free_port());
-    let mut command = clean(aep_ollama_binary());
-    command
-        .args(["--listen", &listen])
-        .env("OLLAMA_HOST", fake.base_url());
+    command.args(["--listen", &listen]);
     configure(&mut command);
-    let running = Running(command.spawn().expect("aep-ollama starts"));
+    let program = command.get_program().to_string_lossy().into_owned();
+    let running = Running(
+        command
+            .spawn()
+            .unwrap_or_else(|e| panic!("{program} starts: {e}")),
+    );
     let url = format!("http://{listen}");
     let client = aep_sdk::client::Client::new(&url).unwrap();
     let started = Instant::now();
     while client.health().await.is_err() {
         assert!(
             started.elapsed() < Duration::from_secs(20),
-            "aep-ollama never answered"
+            "{program} never answered"
         );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     (running, url)
 }
 
-/// `aep-host chat` against the extension at `url`; returns its stdout.
-async fn host_chat(url: &str, configure: impl FnOnce(&mut Command)) -> String {
+/// Starts `aep-ollama` in front of `fake` and waits until it answers.
+async fn start_extension(fake: &FakeOllama, configure: impl FnOnce(&mut Command)) -> (Running, String) {
+    let mut command = clean(aep_ollama_binary());
+    command.env("OLLAMA_HOST", fake.base_url());
+    start_listening(command, configure).await
+}
+
+/// `aep-host chat` with `model` (`extension/provider/model`) of the extension `id` at
+/// `url`; returns its stdout.
+async fn host_chat_with(id: &str, model: &str, url: &str, configure: impl FnOnce(&mut Command)) -> String {
     let mut command = clean(env!("CARGO_BIN_EXE_aep-host"));
     command
         .args([
             "--extension",
-            &format!("{}={url}", aep_ollama::EXTENSION_ID),
+            &format!("{id}={url}"),
             "chat",
             "-m",
-            &format!(
-                "{}/{}/llama3.2",
-                aep_ollama::EXTENSION_ID,
-                aep_ollama::PROVIDER_ID
-            ),
+            model,
             "--",
             PROMPT,
         ])
@@ -251,6 +268,23 @@ async fn host_chat(url: &str, configure: impl FnOnce(&mut Command)) -> String {
         String::from_utf8_lossy(&output.stderr)
     );
     String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// `aep-host chat` against the `aep-ollama` at `url`; returns its stdout.
+async fn host_chat(url: &str, configure: impl FnOnce(&mut Command)) -> String {
+    let model = format!(
+        "{}/{}/llama3.2",
+        aep_ollama::EXTENSION_ID,
+        aep_ollama::PROVIDER_ID
+    );
+    host_chat_with(aep_ollama::EXTENSION_ID, &model, url, configure).await
+}
+
+/// Whether the span's status is ERROR.
+fn failed(span: &Span) -> bool {
+    span.status
+        .as_ref()
+        .is_some_and(|status| status.code == StatusCode::Error as i32)
 }
 
 fn hex(bytes: &[u8]) -> String {
@@ -455,6 +489,222 @@ async fn one_trace_runs_from_the_host_through_aep_ollama_to_ollama_without_promp
     drop(extension);
 }
 
+/// One of the OpenAI-compatible binaries, as the OpenAI-compatible trace test runs it.
+struct Compatible {
+    binary: &'static str,
+    extension_id: &'static str,
+    provider: &'static str,
+    /// Flags beyond `--endpoint`.
+    args: &'static [&'static str],
+}
+
+/// What the OpenAI-compatible extensions' spans must show, for `aep-openai` (provider
+/// `openai`) and `aep-llamacpp` (provider `llamacpp`: the configured provider id, since
+/// the conventions' `openai` names OpenAI itself): host -> extension -> the fake
+/// upstream in one trace, the upstream got the client span's `traceparent`, the GenAI
+/// attributes and token usage on that span, for `/chat/stream` (through `aep-host chat`)
+/// and `/chat` (a request carrying a `traceparent` of its own); no prompt text exported.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_trace_runs_from_the_host_through_the_openai_compatible_extensions_to_their_upstream() {
+    use aep_openai_compatible::flavor::{
+        LLAMACPP_EXTENSION_ID, LLAMACPP_PROVIDER_ID, OPENAI_EXTENSION_ID, OPENAI_PROVIDER_ID,
+    };
+    let targets = [
+        Compatible {
+            binary: "aep-openai",
+            extension_id: OPENAI_EXTENSION_ID,
+            provider: OPENAI_PROVIDER_ID,
+            args: &[],
+        },
+        Compatible {
+            binary: "aep-llamacpp",
+            extension_id: LLAMACPP_EXTENSION_ID,
+            provider: LLAMACPP_PROVIDER_ID,
+            // The drop-in keeps the reference's body (no usage chunk) unless asked.
+            args: &["--include-usage"],
+        },
+    ];
+    for target in targets {
+        openai_compatible_trace(&target).await;
+    }
+}
+
+async fn openai_compatible_trace(target: &Compatible) {
+    let service = target.binary;
+    let (addr, received) = receiver("127.0.0.1:0").await.unwrap();
+    let fake = fake_openai::Fake::start().await;
+    let mut command = clean(sibling_binary(target.binary, "aep-openai-compatible"));
+    command.args(["--endpoint", &fake.base_url]).args(target.args);
+    let (extension, url) = start_listening(command, |c| otel_env(c, addr, service)).await;
+
+    // `/chat/stream`, through the host.
+    let model = format!("{}/{}/smollm2", target.extension_id, target.provider);
+    let answer = host_chat_with(target.extension_id, &model, &url, |c| {
+        otel_env(c, addr, "aep-host")
+    })
+    .await;
+    assert!(
+        answer.contains(PROMPT),
+        "{service}: the fake echoes the prompt: {answer}"
+    );
+
+    // `/chat`, from a caller whose trace the request's traceparent names.
+    let caller_trace = "5bd66ef5095369c7b0d1f8f4bd33716a";
+    let caller_span = "c532cb4098ac3dd2";
+    let request =
+        aep_sdk::protocol::ChatRequest::new("smollm2", vec![aep_sdk::protocol::Message::user(PROMPT)]);
+    let response = reqwest::Client::new()
+        .post(format!("{url}/aep/model-providers/{}/chat", target.provider))
+        .header("traceparent", format!("00-{caller_trace}-{caller_span}-01"))
+        .json(&request)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200, "{service}: {:?}", response.text().await);
+
+    let spans = || received.lock().unwrap().spans.clone();
+    let by = |from: &'static str, kind: SpanKind, name: &'static str| {
+        move |(s, span): &(String, Span)| s == from && span.kind == kind as i32 && span.name == name
+    };
+    const STREAM_ROUTE: &str = "POST /aep/model-providers/{id}/chat/stream";
+    const CHAT_ROUTE: &str = "POST /aep/model-providers/{id}/chat";
+    eventually("the spans of both processes", || {
+        let spans = spans();
+        spans
+            .iter()
+            .any(by("aep-host", SpanKind::Internal, "aep-host chat"))
+            && spans.iter().any(by("aep-host", SpanKind::Client, "chat smollm2"))
+            && spans.iter().any(by(service, SpanKind::Server, STREAM_ROUTE))
+            && spans.iter().any(by(service, SpanKind::Server, CHAT_ROUTE))
+            && spans
+                .iter()
+                .filter(|s| by(service, SpanKind::Internal, "chat smollm2")(s))
+                .count()
+                == 2
+            && spans
+                .iter()
+                .filter(|s| by(service, SpanKind::Client, "chat smollm2")(s))
+                .count()
+                == 2
+    })
+    .await;
+    let spans = spans();
+    let find = |from, kind, name, parent: &[u8]| {
+        spans
+            .iter()
+            .find(|s| by(from, kind, name)(s) && (parent.is_empty() || s.1.parent_span_id == parent))
+            .map(|(_, span)| span.clone())
+            .unwrap_or_else(|| panic!("{service}: no {kind:?} span {name} under {}", hex(parent)))
+    };
+    let root = find("aep-host", SpanKind::Internal, "aep-host chat", &[]);
+    let host_call = find("aep-host", SpanKind::Client, "chat smollm2", &root.span_id);
+    let server = find(service, SpanKind::Server, STREAM_ROUTE, &host_call.span_id);
+    let chat = find(service, SpanKind::Internal, "chat smollm2", &server.span_id);
+    let upstream = find(service, SpanKind::Client, "chat smollm2", &chat.span_id);
+    let once_server = find(service, SpanKind::Server, CHAT_ROUTE, &[]);
+    let once_chat = find(service, SpanKind::Internal, "chat smollm2", &once_server.span_id);
+    let once_upstream = find(service, SpanKind::Client, "chat smollm2", &once_chat.span_id);
+
+    // One trace, parent by parent (the finds above): host root -> host client ->
+    // extension server -> extension chat -> request upstream.
+    let trace = hex(&root.trace_id);
+    assert!(root.parent_span_id.is_empty(), "the host's span is the root");
+    for span in [&host_call, &server, &chat, &upstream] {
+        assert_eq!(hex(&span.trace_id), trace, "{service}: {}", span.name);
+    }
+    // The `/chat` continued its caller's trace.
+    assert_eq!(hex(&once_server.parent_span_id), caller_span, "{service}");
+    for span in [&once_server, &once_chat, &once_upstream] {
+        assert_eq!(hex(&span.trace_id), caller_trace, "{service}: {}", span.name);
+    }
+
+    // The upstream got each request's traceparent, naming its client span as parent.
+    assert_eq!(
+        fake.traceparents(),
+        vec![
+            Some(format!("00-{trace}-{}-01", hex(&upstream.span_id))),
+            Some(format!("00-{caller_trace}-{}-01", hex(&once_upstream.span_id))),
+        ],
+        "{service}: W3C traceparent of each chat request"
+    );
+
+    // The client spans of the requests upstream: GenAI attributes, the server, usage.
+    let words = i64::try_from(PROMPT.split_inclusive(' ').count()).unwrap();
+    for span in [&upstream, &once_upstream] {
+        let what = format!("{service}: {} ({:?})", span.name, SpanKind::try_from(span.kind));
+        assert_eq!(
+            text(span, "gen_ai.operation.name").as_deref(),
+            Some("chat"),
+            "{what}"
+        );
+        assert_eq!(
+            text(span, "gen_ai.provider.name").as_deref(),
+            Some(target.provider),
+            "{what}"
+        );
+        assert_eq!(
+            text(span, "gen_ai.request.model").as_deref(),
+            Some("smollm2"),
+            "{what}"
+        );
+        assert_eq!(
+            text(span, "gen_ai.response.model").as_deref(),
+            Some("smollm2"),
+            "{what}"
+        );
+        assert_eq!(
+            strings(span, "gen_ai.response.finish_reasons"),
+            Some(vec!["stop".to_owned()]),
+            "{what}"
+        );
+        // The fake counts 3 prompt tokens and one per word of its echo.
+        assert_eq!(int(span, "gen_ai.usage.input_tokens"), Some(3), "{what}");
+        assert_eq!(int(span, "gen_ai.usage.output_tokens"), Some(words), "{what}");
+        assert_eq!(
+            text(span, "server.address").as_deref(),
+            Some("127.0.0.1"),
+            "{what}"
+        );
+        let port = fake.base_url.rsplit(':').next().unwrap().parse::<i64>().unwrap();
+        assert_eq!(int(span, "server.port"), Some(port), "{what}");
+        assert_eq!(
+            text(span, "http.request.method").as_deref(),
+            Some("POST"),
+            "{what}"
+        );
+        assert_eq!(text(span, "error.type"), None, "{what}");
+    }
+    for span in [&chat, &once_chat, &host_call] {
+        assert_eq!(
+            text(span, "gen_ai.provider.name").as_deref(),
+            Some(target.provider),
+            "{service}: {}",
+            span.name
+        );
+    }
+
+    // No prompt text in anything either process exported, no message attribute.
+    let bodies = received.lock().unwrap().bodies.clone();
+    assert!(!bodies.is_empty());
+    for (kind, body) in &bodies {
+        assert!(
+            !body.windows(PROMPT.len()).any(|w| w == PROMPT.as_bytes()),
+            "{service}: prompt text in exported {kind}"
+        );
+    }
+    for (_, span) in &spans {
+        assert!(
+            span.attributes
+                .iter()
+                .all(|kv| !kv.key.starts_with("gen_ai.input") && !kv.key.starts_with("gen_ai.output")),
+            "{service}: {}: {:?}",
+            span.name,
+            span.attributes
+        );
+    }
+    drop(extension);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn without_otel_variables_nothing_is_exported_and_no_exporter_starts() {
     // Where an exporter would send by default (localhost:4318), if it started anyway.
@@ -557,27 +807,9 @@ async fn message_content_is_recorded_only_with_the_conventions_opt_in() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_tool_call_continues_the_hosts_trace_through_mcp_meta() {
     let (addr, received) = receiver("127.0.0.1:0").await.unwrap();
-    let binary = PathBuf::from(env!("CARGO_BIN_EXE_aep-host")).with_file_name("aep-utilities");
-    assert!(
-        binary.exists(),
-        "{} is missing: build it with `cargo build -p aep-utilities` (cargo test --workspace does)",
-        binary.display()
-    );
-    let listen = format!("127.0.0.1:{}", free_port());
-    let mut command = clean(binary);
-    command.args(["--listen", &listen]);
+    let mut command = clean(sibling_binary("aep-utilities", "aep-utilities"));
     otel_env(&mut command, addr, "aep-utilities");
-    let _utilities = Running(command.spawn().expect("aep-utilities starts"));
-    let url = format!("http://{listen}");
-    let client = aep_sdk::client::Client::new(&url).unwrap();
-    let started = Instant::now();
-    while client.health().await.is_err() {
-        assert!(
-            started.elapsed() < Duration::from_secs(20),
-            "aep-utilities never answered"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    let (_utilities, url) = start_listening(command, |_| {}).await;
 
     let argument = "tool-argument-that-must-stay-private-91c2";
     let mut host = clean(env!("CARGO_BIN_EXE_aep-host"));
@@ -655,15 +887,74 @@ async fn a_tool_call_continues_the_hosts_trace_through_mcp_meta() {
             Some("execute_tool")
         );
         assert_eq!(text(span, "error.type"), None);
+        assert!(!failed(span), "{:?}", span.status);
     }
     // The host's command span is the caller's parent.
     assert_eq!(caller.parent_span_id, root().unwrap().span_id);
-    // The argument is in nothing exported.
-    for (kind, body) in received.lock().unwrap().bodies.iter() {
-        assert!(
-            !body.windows(argument.len()).any(|w| w == argument.as_bytes()),
-            "tool argument in exported {kind}"
+
+    // A tool's own failure (a result with isError: true, here JSON that does not parse)
+    // is an error on both sides' spans: error.type `tool_error`, status ERROR.
+    let broken = "{not json 4e1d";
+    let mut host = clean(env!("CARGO_BIN_EXE_aep-host"));
+    otel_env(&mut host, addr, "aep-host");
+    host.args([
+        "-e",
+        &format!("aep.utilities={url}"),
+        "call",
+        "json.compact",
+        &serde_json::json!({ "json": broken }).to_string(),
+    ])
+    .stdout(Stdio::piped());
+    let output = tokio::task::spawn_blocking(move || host.output().unwrap())
+        .await
+        .unwrap();
+    assert!(
+        !output.status.success(),
+        "a tool error fails the command: {}",
+        String::from_utf8_lossy(&output.stdout)
+    );
+    let compact = |service: &str, kind: SpanKind| {
+        received
+            .lock()
+            .unwrap()
+            .spans
+            .iter()
+            .find(|(s, span)| {
+                s == service && span.kind == kind as i32 && span.name == "tools/call json_compact"
+            })
+            .map(|(_, span)| span.clone())
+    };
+    eventually("the failed tool call's spans on both sides", || {
+        compact("aep-host", SpanKind::Client).is_some()
+            && compact("aep-utilities", SpanKind::Server).is_some()
+    })
+    .await;
+    let caller = compact("aep-host", SpanKind::Client).unwrap();
+    let tool = compact("aep-utilities", SpanKind::Server).unwrap();
+    assert_eq!(tool.parent_span_id, caller.span_id);
+    for span in [&caller, &tool] {
+        assert_eq!(
+            text(span, "error.type").as_deref(),
+            Some("tool_error"),
+            "{:?}",
+            SpanKind::try_from(span.kind)
         );
+        assert!(
+            failed(span),
+            "{:?}: {:?}",
+            SpanKind::try_from(span.kind),
+            span.status
+        );
+    }
+
+    // The arguments are in nothing exported.
+    for (kind, body) in received.lock().unwrap().bodies.iter() {
+        for secret in [argument, broken] {
+            assert!(
+                !body.windows(secret.len()).any(|w| w == secret.as_bytes()),
+                "tool argument in exported {kind}"
+            );
+        }
     }
 }
 

@@ -29,7 +29,8 @@
 //! [`Fake::set_loading`]), `/readyz` (LocalAI), `/v1/models/capabilities` (LocalAI).
 //! `GET /_fake/stats` reports its counters as JSON (for an out-of-process observer).
 //! With [`Fake::require_key`], every route wants `Authorization: Bearer <key>` (401).
-//! Every chat body is recorded; a stream counts as closed when its body is dropped
+//! Every chat body is recorded with its headers (a W3C `traceparent` included, as a
+//! traced client sends it: [`Fake::traceparents`]); a stream counts as closed when its body is dropped
 //! (the client went away or finished). `fake-openai --listen ADDR` runs it as a process
 //! (what the benchmark does) and prints `listening on http://...`.
 #![warn(missing_docs)]
@@ -106,6 +107,10 @@ impl Fake {
             .expect("bind the stand-in's address");
         let base_url = format!("http://{}", listener.local_addr().unwrap());
         let task = tokio::spawn(async move {
+            // As real servers do: no Nagle delay on the small SSE writes of a stream.
+            let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
+                let _ = tcp.set_nodelay(true);
+            });
             let _ = axum::serve(listener, router).await;
         });
         Fake {
@@ -123,6 +128,24 @@ impl Fake {
     /// The last chat body.
     pub fn last_request(&self) -> Value {
         self.requests().pop().expect("a recorded request")
+    }
+
+    /// The headers of every chat request received, in arrival order.
+    pub fn headers(&self) -> Vec<HeaderMap> {
+        self.shared.headers.lock().unwrap().clone()
+    }
+
+    /// The W3C `traceparent` header of every chat request received, in arrival order
+    /// (`None` for a request without one).
+    pub fn traceparents(&self) -> Vec<Option<String>> {
+        self.headers()
+            .iter()
+            .map(|h| {
+                h.get("traceparent")
+                    .and_then(|v| v.to_str().ok())
+                    .map(str::to_owned)
+            })
+            .collect()
     }
 
     /// Makes the health routes answer 503 (or not).

@@ -3,6 +3,13 @@
 //! reference does ([`once`]: servers such as llama-cpp-python report usage only there).
 //! Dropping the stream or the `/chat` future drops the upstream request, which closes
 //! its socket.
+//!
+//! Each upstream request is a GenAI client span `chat {model}` (when spans are exported;
+//! see [`aep_sdk::telemetry`]) whose `traceparent` the upstream gets: `gen_ai.provider.name`
+//! is the flavour's provider id (`llamacpp`, `localai`, `openai`; the conventions name no
+//! value for an OpenAI-compatible server that is not OpenAI), with `server.address`/`port`,
+//! the response model, finish reason, token usage, and `error.type` (the AEP error code)
+//! when it fails. The span ends with the stream.
 
 use std::time::Duration;
 
@@ -10,11 +17,34 @@ use aep_sdk::AepError;
 use aep_sdk::chat_stream;
 use aep_sdk::protocol::{ChatRequest, ChatResponse};
 use aep_sdk::server::ChatStream;
+use aep_sdk::telemetry::ChatSpan;
 use futures::FutureExt;
 use futures::future::BoxFuture;
+use tracing::Instrument;
 
 use crate::client::{Event, EventReader, UpstreamClient, UpstreamError};
+use crate::flavor::Flavor;
 use crate::map::{self, RequestSettings, StreamMapper};
+
+/// The client span of one request to `client`'s upstream (empty unless spans are
+/// exported).
+fn client_span(client: &UpstreamClient, model: &str) -> ChatSpan {
+    let span = ChatSpan::client(client.flavor().provider_id(), model);
+    if span.is_recording() {
+        span.http_target("POST", &client.chat_url());
+    }
+    span
+}
+
+/// An upstream failure as the AEP error it answers, marked on the span.
+fn failed(span: &ChatSpan, flavor: Flavor, error: UpstreamError) -> AepError {
+    if let UpstreamError::Http { status, .. } = &error {
+        span.http_status(*status);
+    }
+    let error = error.into_aep(flavor);
+    span.error(error.code());
+    error
+}
 
 /// How long the finish update waits for `[DONE]` or a usage chunk before it is sent
 /// anyway (an upstream that keeps the connection open after finishing).
@@ -34,19 +64,23 @@ pub async fn start(
     let flavor = settings.flavor;
     let body = map::chat_body(&request, native, settings)?;
     tracing::debug!(model = %request.model, messages = request.messages.len(), tools = request.tools.len(), "chat");
+    // Ends with the stream; the upstream gets its traceparent.
+    let span = client_span(client, &request.model);
     let client = client.clone();
     // Boxed: polled here first, then moved into the stream.
     let mut pending: BoxFuture<'static, Result<EventReader, UpstreamError>> =
-        async move { client.chat_stream(&body).await }.boxed();
+        async move { client.chat_stream(&body).await }
+            .instrument(span.span())
+            .boxed();
     let started = match tokio::time::timeout(start_wait, &mut pending).await {
-        Ok(result) => Some(result.map_err(|e| e.into_aep(flavor))?),
+        Ok(result) => Some(result.map_err(|e| failed(&span, flavor, e))?),
         Err(_) => None,
     };
     let mut mapper = StreamMapper::new(request.model);
     Ok(chat_stream! {
         let mut reader = match started {
             Some(reader) => reader,
-            None => pending.await.map_err(|e| e.into_aep(flavor))?,
+            None => pending.await.map_err(|e| failed(&span, flavor, e))?,
         };
         loop {
             let event = if mapper.holding() {
@@ -56,11 +90,12 @@ pub async fn start(
                     _ => None,
                 }
             } else {
-                reader.next_event().await.map_err(|e| e.into_aep(flavor))?
+                reader.next_event().await.map_err(|e| failed(&span, flavor, e))?
             };
             match event {
                 Some(Event::Chunk(chunk)) => {
-                    for update in mapper.chunk(&chunk).map_err(|e| e.into_aep(flavor))? {
+                    for update in mapper.chunk(&chunk).map_err(|e| failed(&span, flavor, e))? {
+                        span.update(&update);
                         let terminal = update.is_terminal();
                         yield update;
                         if terminal {
@@ -69,7 +104,8 @@ pub async fn start(
                     }
                 }
                 None | Some(Event::Done) => {
-                    let finish = mapper.take_finish().ok_or_else(|| UpstreamError::Truncated.into_aep(flavor))?;
+                    let finish = mapper.take_finish().ok_or_else(|| failed(&span, flavor, UpstreamError::Truncated))?;
+                    span.update(&finish);
                     yield finish;
                     return;
                 }
@@ -94,6 +130,13 @@ pub async fn once(
             ..settings
         },
     )?;
-    let answer = client.chat_once(&body).await.map_err(|e| e.into_aep(flavor))?;
-    map::chat_response(&answer, &request.model).map_err(|e| e.into_aep(flavor))
+    let span = client_span(client, &request.model);
+    let answer = client
+        .chat_once(&body)
+        .instrument(span.span())
+        .await
+        .map_err(|e| failed(&span, flavor, e))?;
+    let response = map::chat_response(&answer, &request.model).map_err(|e| failed(&span, flavor, e))?;
+    span.response(&response);
+    Ok(response)
 }

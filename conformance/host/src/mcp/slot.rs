@@ -212,11 +212,15 @@ impl Slot {
         }
         let called = timeout(self.options.call_timeout, client.call_tool(params));
         let outcome = tracing::Instrument::instrument(called, span.clone()).await;
-        if !matches!(outcome, Ok(Ok(_))) {
-            span.record(
-                "error.type",
-                if outcome.is_err() { "timeout" } else { "mcp_error" },
-            );
+        let error_type = match &outcome {
+            Err(_) => Some("timeout"),
+            Ok(Err(_)) => Some("mcp_error"),
+            // The tool's own failure (the MCP conventions' value).
+            Ok(Ok(result)) if result.is_error == Some(true) => Some("tool_error"),
+            Ok(Ok(_)) => None,
+        };
+        if let Some(error_type) = error_type {
+            span.record("error.type", error_type);
             span.record("otel.status_code", "ERROR");
         }
         match outcome {

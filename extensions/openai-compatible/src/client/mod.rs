@@ -19,6 +19,9 @@ pub use sse::{Event, EventReader};
 use crate::config::{Tuning, UpstreamConfig};
 use crate::flavor::Flavor;
 
+/// The Chat Completions route, relative to the endpoint.
+const CHAT_PATH: &str = "v1/chat/completions";
+
 /// A client for one upstream.
 #[derive(Debug, Clone)]
 pub struct UpstreamClient {
@@ -67,11 +70,28 @@ impl UpstreamClient {
         self.endpoint.join(path).unwrap_or_else(|_| self.endpoint.clone())
     }
 
+    /// Where chats go: `v1/chat/completions` under the endpoint.
+    pub fn chat_url(&self) -> Url {
+        self.url(CHAT_PATH)
+    }
+
+    /// A chat `POST` with `body`, carrying the current span's `traceparent` when spans
+    /// are exported (the upstream, or a proxy in front of it, continues the trace).
+    fn chat_post(&self, body: &Value) -> reqwest::RequestBuilder {
+        let post = self.http.post(self.chat_url()).json(body);
+        if !aep_sdk::telemetry::enabled() {
+            return post;
+        }
+        let mut headers = HeaderMap::new();
+        aep_sdk::telemetry::inject(&mut headers);
+        post.headers(headers)
+    }
+
     /// `POST v1/chat/completions` with `body` (which asks for a stream): waits for the
     /// answer's headers (bounded), refuses a non-2xx status with its message, and
     /// returns the event reader.
     pub async fn chat_stream(&self, body: &Value) -> Result<EventReader, UpstreamError> {
-        let request = self.http.post(self.url("v1/chat/completions")).json(body);
+        let request = self.chat_post(body);
         let response = match tokio::time::timeout(self.tuning.first_byte_timeout, request.send()).await {
             Err(_) => {
                 return Err(UpstreamError::Timeout {
@@ -104,7 +124,7 @@ impl UpstreamClient {
     /// `POST v1/chat/completions` with `body` (which asks for no stream), the whole
     /// exchange within the first-byte bound, as the reference does: the answer's JSON.
     pub async fn chat_once(&self, body: &Value) -> Result<Value, UpstreamError> {
-        let request = self.http.post(self.url("v1/chat/completions")).json(body);
+        let request = self.chat_post(body);
         let (status, body) = self
             .exchange(request, self.tuning.first_byte_timeout, "before its answer")
             .await?;
