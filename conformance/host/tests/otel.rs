@@ -287,6 +287,32 @@ fn failed(span: &Span) -> bool {
         .is_some_and(|status| status.code == StatusCode::Error as i32)
 }
 
+fn contains(body: &[u8], text: &str) -> bool {
+    body.windows(text.len()).any(|w| w == text.as_bytes())
+}
+
+/// None of `secrets` is in any body either process exported, and no span carries a
+/// message-content attribute (`gen_ai.input.*`, `gen_ai.output.*`).
+fn assert_nothing_exported_holds(received: &Shared, spans: &[(String, Span)], secrets: &[&str], label: &str) {
+    let bodies = received.lock().unwrap().bodies.clone();
+    assert!(!bodies.is_empty(), "{label}: nothing was exported");
+    for (kind, body) in &bodies {
+        for secret in secrets {
+            assert!(!contains(body, secret), "{label}: {secret:?} in exported {kind}");
+        }
+    }
+    for (_, span) in spans {
+        assert!(
+            span.attributes
+                .iter()
+                .all(|kv| !kv.key.starts_with("gen_ai.input") && !kv.key.starts_with("gen_ai.output")),
+            "{label}: {}: {:?}",
+            span.name,
+            span.attributes
+        );
+    }
+}
+
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
@@ -461,25 +487,9 @@ async fn one_trace_runs_from_the_host_through_aep_ollama_to_ollama_without_promp
     })
     .await;
 
-    // No prompt text in anything either process exported (raw protobuf bodies, so
-    // nothing is missed by the decoding above), and no message attribute.
-    let bodies = received.lock().unwrap().bodies.clone();
-    assert!(!bodies.is_empty());
-    for (kind, body) in &bodies {
-        assert!(
-            !body.windows(PROMPT.len()).any(|w| w == PROMPT.as_bytes()),
-            "prompt text in exported {kind}"
-        );
-    }
+    // Raw protobuf bodies, so nothing is missed by the decoding above.
+    assert_nothing_exported_holds(&received, &spans, &[PROMPT], "aep-ollama");
     for (_, span) in &spans {
-        assert!(
-            span.attributes
-                .iter()
-                .all(|kv| !kv.key.starts_with("gen_ai.input") && !kv.key.starts_with("gen_ai.output")),
-            "{}: {:?}",
-            span.name,
-            span.attributes
-        );
         assert!(
             span.events.is_empty(),
             "log events are not exported: {:?}",
@@ -683,25 +693,7 @@ async fn openai_compatible_trace(target: &Compatible) {
         );
     }
 
-    // No prompt text in anything either process exported, no message attribute.
-    let bodies = received.lock().unwrap().bodies.clone();
-    assert!(!bodies.is_empty());
-    for (kind, body) in &bodies {
-        assert!(
-            !body.windows(PROMPT.len()).any(|w| w == PROMPT.as_bytes()),
-            "{service}: prompt text in exported {kind}"
-        );
-    }
-    for (_, span) in &spans {
-        assert!(
-            span.attributes
-                .iter()
-                .all(|kv| !kv.key.starts_with("gen_ai.input") && !kv.key.starts_with("gen_ai.output")),
-            "{service}: {}: {:?}",
-            span.name,
-            span.attributes
-        );
-    }
+    assert_nothing_exported_holds(&received, &spans, &[PROMPT], service);
     drop(extension);
 }
 
@@ -948,12 +940,11 @@ async fn a_tool_call_continues_the_hosts_trace_through_mcp_meta() {
     }
 
     // The arguments are in nothing exported.
-    for (kind, body) in received.lock().unwrap().bodies.iter() {
+    let bodies = received.lock().unwrap().bodies.clone();
+    assert!(!bodies.is_empty());
+    for (kind, body) in &bodies {
         for secret in [argument, broken] {
-            assert!(
-                !body.windows(secret.len()).any(|w| w == secret.as_bytes()),
-                "tool argument in exported {kind}"
-            );
+            assert!(!contains(body, secret), "tool argument in exported {kind}");
         }
     }
 }
