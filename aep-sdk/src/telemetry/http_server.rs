@@ -9,23 +9,7 @@ use axum::response::Response;
 use tracing::Instrument;
 use tracing::field::Empty;
 
-use http::Method;
-
-/// `http.request.method` as the conventions bound it: the standard methods, else `_OTHER`.
-fn method_label(method: &Method) -> &'static str {
-    match *method {
-        Method::GET => "GET",
-        Method::POST => "POST",
-        Method::PUT => "PUT",
-        Method::DELETE => "DELETE",
-        Method::HEAD => "HEAD",
-        Method::OPTIONS => "OPTIONS",
-        Method::PATCH => "PATCH",
-        Method::CONNECT => "CONNECT",
-        Method::TRACE => "TRACE",
-        _ => "_OTHER",
-    }
-}
+use super::conventions::method_label;
 
 /// The request's server span, in its extensions: MCP handlers, which rmcp runs on a task
 /// of its own, make it their parent.

@@ -25,6 +25,7 @@
 
 #[cfg(feature = "otel")]
 mod config;
+pub(crate) mod conventions;
 mod genai;
 #[cfg(feature = "otel")]
 mod http_client;

@@ -4,29 +4,13 @@
 use std::sync::Arc;
 use std::time::Instant;
 
+use crate::telemetry::conventions::method_label;
 use axum::extract::{MatchedPath, Request, State};
 use axum::middleware::Next;
 use axum::response::Response;
-use http::Method;
 
 use super::{HttpLabels, Metrics};
 use crate::error::ResponseCode;
-
-/// `http.request.method` as the conventions bound it: the standard methods, else `_OTHER`.
-fn method_label(method: &Method) -> &'static str {
-    match *method {
-        Method::GET => "GET",
-        Method::POST => "POST",
-        Method::PUT => "PUT",
-        Method::DELETE => "DELETE",
-        Method::HEAD => "HEAD",
-        Method::OPTIONS => "OPTIONS",
-        Method::PATCH => "PATCH",
-        Method::CONNECT => "CONNECT",
-        Method::TRACE => "TRACE",
-        _ => "_OTHER",
-    }
-}
 
 /// Times the request until its response head, labelled with the route template (never
 /// the raw path: a request no route matched is `unmatched`).
@@ -62,15 +46,4 @@ pub(crate) async fn record_request(
         );
     }
     response
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn methods_outside_the_standard_ones_share_one_label() {
-        assert_eq!(method_label(&Method::POST), "POST");
-        assert_eq!(method_label(&Method::from_bytes(b"BREW").unwrap()), "_OTHER");
-    }
 }
