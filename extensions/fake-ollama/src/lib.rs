@@ -274,6 +274,10 @@ impl FakeOllama {
         let (tx, rx) = oneshot::channel::<()>();
         let app = routes::router(self.shared.clone());
         let task = tokio::spawn(async move {
+            // As Ollama (Go's net/http) does: no Nagle delay on its small NDJSON writes.
+            let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
+                let _ = tcp.set_nodelay(true);
+            });
             let server = axum::serve(listener, app).with_graceful_shutdown(async move {
                 let _ = rx.await;
             });

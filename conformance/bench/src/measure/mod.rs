@@ -85,22 +85,33 @@ where
     (sdk, base)
 }
 
-/// Reads a framed body (SSE events or NDJSON lines), noting when each frame arrived.
+/// Reads a framed body (SSE events, `sep` = `\n\n`, or NDJSON lines, `sep` = `\n`),
+/// noting when each complete frame arrived: one instant per frame, taken at the read
+/// that completed it (a read that completes two frames gives both the same instant, as
+/// a client parsing events sees them).
 pub async fn frames(
     response: reqwest::Response,
     start: Instant,
     first_text: &[u8],
+    sep: &[u8],
 ) -> (Duration, Vec<Instant>, Duration) {
     let mut first = None;
     let mut arrivals = Vec::new();
     let mut body = response.bytes_stream();
+    let mut tail = Vec::new();
     while let Some(chunk) = body.next().await {
         let chunk = chunk.expect("body");
         let now = Instant::now();
-        if first.is_none() && chunk.windows(first_text.len()).any(|w| w == first_text) {
+        tail.extend_from_slice(&chunk);
+        if first.is_none() && tail.windows(first_text.len()).any(|w| w == first_text) {
             first = Some(now - start);
         }
-        arrivals.push(now);
+        let mut start = 0;
+        while let Some(pos) = tail[start..].windows(sep.len()).position(|w| w == sep) {
+            arrivals.push(now);
+            start += pos + sep.len();
+        }
+        tail.drain(..start);
     }
     (
         first.unwrap_or_else(|| start.elapsed()),

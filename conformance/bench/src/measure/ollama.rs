@@ -57,7 +57,7 @@ async fn via_proxy(s: &Setup, stream: bool) -> (Duration, Vec<Instant>, Duration
         "proxy answered {}",
         response.status()
     );
-    frames(response, start, b"data: {\"contents\":[{\"kind\":\"text\"").await
+    frames(response, start, b"data: {\"contents\":[{\"kind\":\"text\"", b"\n\n").await
 }
 
 /// The same answer straight from the fake, as the extension asks for it.
@@ -73,7 +73,7 @@ async fn direct(s: &Setup) -> (Duration, Vec<Instant>, Duration) {
         .await
         .expect("direct");
     assert!(response.status().is_success());
-    frames(response, start, b"{\"model\"").await
+    frames(response, start, b"{\"model\"", b"\n").await
 }
 
 fn gaps(arrivals: &[Instant]) -> Vec<f64> {
@@ -157,7 +157,7 @@ pub async fn rows() -> Vec<Row> {
             &via_gaps,
             &dir_gaps,
         )
-        .note("added gap = SDK - baseline"),
+        .note("per event as a client parses them; added gap = SDK - baseline"),
     );
 
     // Forwarded chunks/s with an unpaced upstream.

@@ -79,7 +79,7 @@ async fn via_proxy(s: &Setup, model: &str) -> (Duration, Vec<Instant>, Duration)
         "proxy answered {}",
         response.status()
     );
-    frames(response, start, b"data: {\"contents\":[{\"kind\":\"text\"").await
+    frames(response, start, b"data: {\"contents\":[{\"kind\":\"text\"", b"\n\n").await
 }
 
 /// The same answer straight from the stand-in, as the extension asks for it.
@@ -94,7 +94,7 @@ async fn direct(s: &Setup, model: &str) -> (Duration, Vec<Instant>, Duration) {
         .await
         .expect("direct");
     assert!(response.status().is_success());
-    frames(response, start, b"\"content\":\"hello").await
+    frames(response, start, b"\"content\":\"hello", b"\n\n").await
 }
 
 async fn closed(s: &Setup) -> u64 {
@@ -186,7 +186,7 @@ pub async fn rows() -> Vec<Row> {
             &via_gaps,
             &dir_gaps,
         )
-        .note("added gap = SDK - baseline"),
+        .note("per event as a client parses them; added gap = SDK - baseline"),
     );
 
     // Forwarded chunks/s with an unpaced upstream.
