@@ -1,7 +1,7 @@
 // The configuration screen: option sets, values checked and migrated.
 import { h, field, pretty, table, errorBox } from './dom.js';
 import { api } from './api.js';
-import { ToolForm, markIssues } from './forms.js';
+import { ToolForm, FormOrJson, markIssues } from './forms.js';
 
 // ---- Configuration -------------------------------------------------------------------------
 // Option sets (spec section 5): versions and digests, values checked against a version's
@@ -16,12 +16,8 @@ export class Configuration {
     this.setSelect = h('select', { onchange: () => this.showSet() });
     this.versionSelect = h('select', { onchange: () => this.showVersion() });
     this.targetSelect = h('select');
-    this.formArea = h('div');
-    this.jsonMode = h('input', { type: 'checkbox', id: `${p}-json-mode`, onchange: () => this.toggleJson() });
-    this.jsonValues = h('textarea', { rows: '6', class: 'json' });
-    this.jsonField = field(`${p}-json`, 'Values (JSON)', this.jsonValues);
-    this.jsonField.hidden = true;
     this.status = h('p', { class: 'status', role: 'status', 'aria-live': 'polite', 'aria-label': 'Configuration status' });
+    this.edit = new FormOrJson(p, 'values', this.status);
     this.result = h('div', { role: 'region', 'aria-label': 'Configuration result' });
     this.listArea = h('div', {}, h('p', { role: 'status' }, 'Reading the option sets…'));
     panel.append(this.listArea);
@@ -59,8 +55,7 @@ export class Configuration {
       h('div', { class: 'row' },
         field(`${this.prefix}-set`, 'Option set', this.setSelect),
         field(`${this.prefix}-version`, 'Version', this.versionSelect)),
-      h('div', { class: 'check' }, this.jsonMode, h('label', { for: this.jsonMode.id }, 'Edit values as JSON')),
-      this.formArea, this.jsonField,
+      this.edit.switch, this.edit.area, this.edit.textField,
       h('div', { class: 'actions' },
         h('button', { type: 'submit' }, 'Check values')),
       h('div', { class: 'row' },
@@ -102,55 +97,10 @@ export class Configuration {
       .map((v) => h('option', { value: v.version }, v.version)));
     const reachable = (set.migrations || []).find((m) => m.fromVersion === version.version);
     if (reachable) this.targetSelect.value = reachable.toVersion;
-    this.form = new ToolForm(`${this.prefix}-${set.versions.indexOf(version)}`, version.schema, 'This version\'s schema has no properties: edit the values as JSON.');
-    this.formArea.replaceChildren(this.form.root, h('details', {}, h('summary', {}, 'Schema'), h('pre', { 'aria-label': 'Option schema' }, pretty(version.schema))));
-    this.jsonMode.checked = false;
-    this.jsonValues.value = '';
-    this.toggleJson();
+    const form = new ToolForm(`${this.prefix}-${set.versions.indexOf(version)}`, version.schema, 'This version\'s schema has no properties: edit the values as JSON.');
+    this.edit.show(form, h('details', {}, h('summary', {}, 'Schema'), h('pre', { 'aria-label': 'Option schema' }, pretty(version.schema))));
     this.result.replaceChildren();
     this.status.textContent = '';
-  }
-
-  // Carries the values between the form and the JSON (as the tool explorer does).
-  toggleJson() {
-    const json = this.jsonMode.checked;
-    if (json) {
-      const values = this.form.values();
-      if (!values) {
-        this.jsonMode.checked = false;
-        this.status.textContent = 'Fix the highlighted fields before switching to JSON.';
-        return;
-      }
-      this.jsonValues.value = pretty(values);
-    } else if (this.jsonValues.value.trim()) {
-      let parsed;
-      try { parsed = JSON.parse(this.jsonValues.value); } catch (e) {
-        this.jsonMode.checked = true;
-        this.status.textContent = `The values are not JSON (${e.message}); fix them to go back to the form.`;
-        return;
-      }
-      if (!this.form.fill(parsed)) {
-        this.jsonMode.checked = true;
-        this.status.textContent = 'The JSON has members or types the form cannot show: keep editing it as JSON.';
-        return;
-      }
-    }
-    this.status.textContent = '';
-    this.formArea.hidden = json;
-    this.jsonField.hidden = !json;
-  }
-
-  // The values, or null (the problem shown at its field or in the result).
-  values() {
-    if (this.jsonMode.checked) {
-      try { return JSON.parse(this.jsonValues.value || '{}'); } catch (e) {
-        this.result.replaceChildren(errorBox({ code: 'invalid_json', message: `Values: not JSON (${e.message})` }));
-        return null;
-      }
-    }
-    const values = this.form.values();
-    if (!values) this.status.textContent = 'Fix the highlighted fields.';
-    return values;
   }
 
   issueList(issues) {
@@ -161,7 +111,7 @@ export class Configuration {
     const set = this.currentSet();
     const version = this.currentVersion();
     this.result.replaceChildren();
-    const values = this.values();
+    const values = this.edit.values(this.result);
     if (!values) return;
     this.status.textContent = `Checking values against ${set.id} ${version.version}…`;
     try {
@@ -172,7 +122,7 @@ export class Configuration {
           h('pre', { 'aria-label': 'Native options' }, pretty({ optionSet: data.optionSet, version: data.version, schemaDigest: data.schemaDigest, values })));
       } else {
         this.status.textContent = `${data.issues.length} problem${data.issues.length === 1 ? '' : 's'} against ${data.optionSet} version ${data.version}.`;
-        if (!this.jsonMode.checked) markIssues(this.form, data.issues);
+        if (!this.edit.json) markIssues(this.edit.form, data.issues);
         this.result.replaceChildren(h('div', { class: 'error-box' }, h('strong', {}, 'The values do not match the schema:'), this.issueList(data.issues)));
       }
     } catch (e) {
@@ -190,7 +140,7 @@ export class Configuration {
       this.status.textContent = 'This option set has only one version: there is nothing to migrate to.';
       return;
     }
-    const values = this.values();
+    const values = this.edit.values(this.result);
     if (!values) return;
     this.status.textContent = `Migrating from ${version.version} to ${target}…`;
     try {

@@ -3,7 +3,7 @@
 // booleans, enums or objects as lists with add and remove, unions and anything else as
 // JSON text. An optional field that is not set is not sent, and is told apart from an
 // empty one: its "Send" box says whether it goes out.
-import { h, field } from './dom.js';
+import { h, field, pretty, errorBox } from './dom.js';
 
 // The values a schema allows when it lists them: `enum`, or `oneOf`/`anyOf` branches that
 // are each one `const` (or one-value `enum`), as schemars writes documented enum variants.
@@ -176,10 +176,28 @@ function groupHead(ctx, name, label, optional) {
   return { id, send, legend };
 }
 
+// A group's fieldset around `body`: typing in it checks its "Send" box. Registers the
+// group's mark, and answers its root and a read() that says "not sent" while the box is
+// unchecked, else reads the members with `readBody`.
+function groupBox(ctx, s, path, { id, send, legend }, error, body, readBody) {
+  const root = h('fieldset', { class: 'sub-form', 'aria-labelledby': `${id}-name` }, legend,
+    s.description ? h('p', { class: 'hint' }, s.description) : null,
+    body, error);
+  if (send) root.addEventListener('input', (e) => { if (e.target !== send) send.checked = true; });
+  ctx.marks.push({ path, control: root, error });
+  const read = () => {
+    error.textContent = '';
+    if (send && !send.checked) return { ok: true, present: false };
+    return readBody();
+  };
+  return { root, read };
+}
+
 function objectField(ctx, schema, { path, label, required, optional }) {
   const s = unwrap(schema);
   const name = labelOf(label, required, optional);
-  const { id, send, legend } = groupHead(ctx, name, label, optional);
+  const head = groupHead(ctx, name, label, optional);
+  const { id, send } = head;
   const requiredSet = new Set(s.required || []);
   const children = Object.entries(s.properties).map(([key, sub]) => [key, makeField(ctx, sub || {}, {
     path: path ? `${path}.${key}` : key,
@@ -189,25 +207,19 @@ function objectField(ctx, schema, { path, label, required, optional }) {
     nested: true,
   })]);
   const error = errorLine(`${id}-error`);
-  const root = h('fieldset', { class: 'sub-form', 'aria-labelledby': `${id}-name` }, legend,
-    s.description ? h('p', { class: 'hint' }, s.description) : null,
-    children.map(([, child]) => child.root), error);
-  if (send) root.addEventListener('input', (e) => { if (e.target !== send) send.checked = true; });
-  ctx.marks.push({ path, control: root, error });
+  const { root, read } = groupBox(ctx, s, path, head, error, children.map(([, child]) => child.root), () => {
+    const value = {};
+    let ok = true;
+    for (const [key, child] of children) {
+      const got = child.read();
+      if (!got.ok) ok = false;
+      else if (got.present) value[key] = got.value;
+    }
+    return ok ? { ok: true, present: true, value } : { ok: false };
+  });
   return {
     root,
-    read() {
-      error.textContent = '';
-      if (send && !send.checked) return { ok: true, present: false };
-      const value = {};
-      let ok = true;
-      for (const [key, child] of children) {
-        const got = child.read();
-        if (!got.ok) ok = false;
-        else if (got.present) value[key] = got.value;
-      }
-      return ok ? { ok: true, present: true, value } : { ok: false };
-    },
+    read,
     write(v) {
       if (send) send.checked = v !== undefined && v !== null;
       if (v === undefined || v === null) {
@@ -225,7 +237,8 @@ function objectField(ctx, schema, { path, label, required, optional }) {
 function arrayField(ctx, schema, { path, label, required, optional }) {
   const s = unwrap(schema);
   const name = labelOf(label, required, optional);
-  const { id, send, legend } = groupHead(ctx, name, label, optional);
+  const head = groupHead(ctx, name, label, optional);
+  const { id, send } = head;
   const list = h('ol', { class: 'items', 'aria-label': `Items of ${label}` });
   const error = errorLine(`${id}-error`);
   let items = [];
@@ -262,25 +275,19 @@ function arrayField(ctx, schema, { path, label, required, optional }) {
     const focusable = items[items.length - 1].li.querySelector('input, select, textarea');
     if (focusable) focusable.focus();
   } }, `Add to ${label}`);
-  const root = h('fieldset', { class: 'sub-form', 'aria-labelledby': `${id}-name` }, legend,
-    s.description ? h('p', { class: 'hint' }, s.description) : null,
-    list, h('div', { class: 'actions' }, addButton), error);
-  if (send) root.addEventListener('input', (e) => { if (e.target !== send) send.checked = true; });
-  ctx.marks.push({ path, control: root, error });
+  const { root, read } = groupBox(ctx, s, path, head, error, [list, h('div', { class: 'actions' }, addButton)], () => {
+    const value = [];
+    let ok = true;
+    for (const item of items) {
+      const got = item.child.read();
+      if (!got.ok) ok = false;
+      else value.push(got.present ? got.value : null);
+    }
+    return ok ? { ok: true, present: true, value } : { ok: false };
+  });
   return {
     root,
-    read() {
-      error.textContent = '';
-      if (send && !send.checked) return { ok: true, present: false };
-      const value = [];
-      let ok = true;
-      for (const item of items) {
-        const got = item.child.read();
-        if (!got.ok) ok = false;
-        else value.push(got.present ? got.value : null);
-      }
-      return ok ? { ok: true, present: true, value } : { ok: false };
-    },
+    read,
     write(v) {
       if (send) send.checked = Array.isArray(v);
       if (v === undefined) {
@@ -343,6 +350,83 @@ export class ToolForm {
     let fits = Object.keys(args).every((k) => this.fields.some(([name]) => name === k));
     for (const [name, f] of this.fields) fits = f.write(args[name]) && fits;
     return fits;
+  }
+}
+
+// ---- form or JSON ---------------------------------------------------------------------------
+// A ToolForm and a switch to edit the same `noun` ('arguments', 'values') as one JSON
+// document, carrying them across: the form's values become the JSON, and the JSON fills
+// the form (it stays in JSON mode when the text is not JSON or has what the form cannot
+// show). What goes wrong is told in `status`. Place `switch`, `area` and `textField`.
+export class FormOrJson {
+  constructor(prefix, noun, status) {
+    this.noun = noun;
+    this.Noun = `${noun[0].toUpperCase()}${noun.slice(1)}`;
+    this.status = status;
+    this.form = null;
+    this.area = h('div');
+    this.mode = h('input', { type: 'checkbox', id: `${prefix}-json-mode`, onchange: () => this.toggle() });
+    this.text = h('textarea', { rows: '6', class: 'json' });
+    this.textField = field(`${prefix}-json`, `${this.Noun} (JSON)`, this.text);
+    this.textField.hidden = true;
+    this.switch = h('div', { class: 'check' }, this.mode, h('label', { for: this.mode.id }, `Edit ${noun} as JSON`));
+  }
+
+  // Whether the JSON is edited (not the form).
+  get json() {
+    return this.mode.checked;
+  }
+
+  // Shows `form` (followed by `extra`), in form mode with the JSON emptied.
+  show(form, ...extra) {
+    this.form = form;
+    this.area.replaceChildren(form.root, ...extra);
+    this.mode.checked = false;
+    this.text.value = '';
+    this.toggle();
+  }
+
+  toggle() {
+    const json = this.mode.checked;
+    if (json) {
+      const values = this.form.values();
+      if (!values) {
+        this.mode.checked = false;
+        this.status.textContent = 'Fix the highlighted fields before switching to JSON.';
+        return;
+      }
+      this.text.value = pretty(values);
+    } else if (this.text.value.trim()) {
+      let parsed;
+      try { parsed = JSON.parse(this.text.value); } catch (e) {
+        this.mode.checked = true;
+        this.status.textContent = `The ${this.noun} are not JSON (${e.message}); fix them to go back to the form.`;
+        return;
+      }
+      if (!this.form.fill(parsed)) {
+        this.mode.checked = true;
+        this.status.textContent = 'The JSON has members or types the form cannot show: keep editing it as JSON.';
+        return;
+      }
+    }
+    this.status.textContent = '';
+    this.area.hidden = json;
+    this.textField.hidden = !json;
+  }
+
+  // The JSON as parsed or the form's values; undefined when they cannot be read (text
+  // that is not JSON is told in `result`, the form's problems at their fields).
+  values(result) {
+    if (this.mode.checked) {
+      try { return JSON.parse(this.text.value || '{}'); } catch (e) {
+        result.replaceChildren(errorBox({ code: 'invalid_json', message: `${this.Noun}: not JSON (${e.message})` }));
+        return undefined;
+      }
+    }
+    const values = this.form.values();
+    if (values) return values;
+    this.status.textContent = 'Fix the highlighted fields.';
+    return undefined;
   }
 }
 

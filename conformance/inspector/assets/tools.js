@@ -2,7 +2,7 @@
 // MCP server's resources, templates and prompts.
 import { h, field, pretty, table, errorBox } from './dom.js';
 import { TIMEOUT, api } from './api.js';
-import { ToolForm } from './forms.js';
+import { ToolForm, FormOrJson } from './forms.js';
 
 // ---- Tools ----------------------------------------------------------------------------------
 export class Tools {
@@ -15,14 +15,10 @@ export class Tools {
     this.prefix = p;
     this.select = h('select', { onchange: () => this.show() });
     this.details = h('div', { class: 'tool-details' });
-    this.formArea = h('div');
-    this.jsonMode = h('input', { type: 'checkbox', id: `${p}-json-mode`, onchange: () => this.toggleJson() });
-    this.jsonArgs = h('textarea', { rows: '6', class: 'json' });
-    this.jsonField = field(`${p}-json`, 'Arguments (JSON)', this.jsonArgs);
-    this.jsonField.hidden = true;
     this.callButton = h('button', { type: 'submit' }, 'Call tool');
     this.cancelButton = h('button', { type: 'button', disabled: true, onclick: () => this.running && this.running.abort() }, 'Cancel call');
     this.status = h('p', { class: 'status', role: 'status', 'aria-live': 'polite', 'aria-label': 'Tool call status' });
+    this.edit = new FormOrJson(p, 'arguments', this.status);
     this.result = h('div', { class: 'tool-result', 'aria-label': 'Tool result', role: 'region' });
     this.listArea = h('div', {}, h('p', { role: 'status' }, 'Resolving tools through AEP → MCP…'));
     panel.append(this.listArea);
@@ -49,8 +45,7 @@ export class Tools {
       field(`${this.prefix}-tool`, 'Tool', this.select),
       this.details,
       h('h3', {}, 'Arguments'),
-      h('div', { class: 'check' }, this.jsonMode, h('label', { for: this.jsonMode.id }, 'Edit arguments as JSON')),
-      this.formArea, this.jsonField,
+      this.edit.switch, this.edit.area, this.edit.textField,
       h('div', { class: 'actions' }, this.callButton, this.cancelButton));
     this.listArea.replaceChildren(...failures, form, this.status, this.result);
     this.show();
@@ -72,61 +67,15 @@ export class Tools {
         h('dt', {}, 'AEP metadata'), h('dd', {}, h('code', {}, JSON.stringify(tool.metadata)))),
       h('details', {}, h('summary', {}, 'Input schema'), h('pre', { 'aria-label': 'Input schema' }, pretty(tool.inputSchema))),
       tool.outputSchema ? h('details', {}, h('summary', {}, 'Output schema'), h('pre', { 'aria-label': 'Output schema' }, pretty(tool.outputSchema))) : '');
-    this.form = new ToolForm(`${this.prefix}-${this.tools.indexOf(tool)}`, tool.inputSchema);
-    this.formArea.replaceChildren(this.form.root);
-    this.jsonMode.checked = false;
-    this.jsonArgs.value = '';
-    this.toggleJson();
+    this.edit.show(new ToolForm(`${this.prefix}-${this.tools.indexOf(tool)}`, tool.inputSchema));
     this.result.replaceChildren();
     this.status.textContent = '';
   }
 
-  // Switches between the form and one JSON document, carrying the arguments across: the
-  // form's values become the JSON, and the JSON fills the form (it stays in JSON mode
-  // when the text is not JSON or has what the form cannot show).
-  toggleJson() {
-    const json = this.jsonMode.checked;
-    if (json) {
-      const args = this.form.values();
-      if (!args) {
-        this.jsonMode.checked = false;
-        this.status.textContent = 'Fix the highlighted fields before switching to JSON.';
-        return;
-      }
-      this.jsonArgs.value = pretty(args);
-    } else if (this.jsonArgs.value.trim()) {
-      let parsed;
-      try { parsed = JSON.parse(this.jsonArgs.value); } catch (e) {
-        this.jsonMode.checked = true;
-        this.status.textContent = `The arguments are not JSON (${e.message}); fix them to go back to the form.`;
-        return;
-      }
-      if (!this.form.fill(parsed)) {
-        this.jsonMode.checked = true;
-        this.status.textContent = 'The JSON has members or types the form cannot show: keep editing it as JSON.';
-        return;
-      }
-    }
-    this.status.textContent = '';
-    this.formArea.hidden = json;
-    this.jsonField.hidden = !json;
-  }
-
   async call() {
     const tool = this.current();
-    let args;
-    if (this.jsonMode.checked) {
-      try { args = JSON.parse(this.jsonArgs.value || '{}'); } catch (e) {
-        this.result.replaceChildren(errorBox({ code: 'invalid_json', message: `Arguments: not JSON (${e.message})` }));
-        return;
-      }
-    } else {
-      args = this.form.values();
-      if (!args) {
-        this.status.textContent = 'Fix the highlighted fields.';
-        return;
-      }
-    }
+    const args = this.edit.values(this.result);
+    if (args === undefined) return;
     this.running = new AbortController();
     this.callButton.disabled = true;
     this.cancelButton.disabled = false;

@@ -205,9 +205,8 @@ impl Drop for Proxy {
 /// them directly, so the trace does not see them.
 pub fn absolute_endpoints(manifest: &Manifest) -> Vec<String> {
     manifest
-        .mcp
+        .mcp_servers()
         .iter()
-        .flat_map(|mcp| mcp.servers.iter())
         .filter(|server| Url::parse(&server.endpoint).is_ok())
         .map(|server| server.endpoint.clone())
         .collect()

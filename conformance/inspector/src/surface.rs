@@ -18,12 +18,7 @@ use crate::limits::{REQUEST_TIMEOUT, bounded};
 
 /// The URL of MCP server `id` of the manifest, or `mcp_server_not_found`.
 pub fn server_url(connection: &Connection, id: &str) -> Result<Url, ApiError> {
-    let servers = connection
-        .manifest
-        .mcp
-        .as_ref()
-        .map(|m| m.servers.as_slice())
-        .unwrap_or_default();
+    let servers = connection.manifest.mcp_servers();
     let server = servers.iter().find(|s| s.id == id).ok_or_else(|| {
         let known: Vec<&str> = servers.iter().map(|s| s.id.as_str()).collect();
         ApiError::new(
@@ -65,14 +60,8 @@ fn outcome<T: serde::Serialize>(result: Result<T, ApiError>) -> Value {
 /// (`{resources, templates}`) and `prompts` is `null` when the server does not advertise
 /// it, else a list or `{"error"}`.
 pub async fn list(connection: &Connection) -> Value {
-    let servers = connection
-        .manifest
-        .mcp
-        .as_ref()
-        .map(|m| m.servers.clone())
-        .unwrap_or_default();
     let mut out = Vec::new();
-    for server in servers {
+    for server in connection.manifest.mcp_servers() {
         let url = match server_url(connection, &server.id) {
             Ok(url) => url,
             Err(error) => {

@@ -41,14 +41,8 @@ pub async fn list(connection: &Connection) -> Value {
 /// added to the catalog directly (`server/tool`), as a host adds a plain MCP server's.
 /// Answers the failures (a server that cannot be reached, ...).
 async fn add_server_tools(connection: &Connection) -> Vec<Value> {
-    let servers = connection
-        .manifest
-        .mcp
-        .as_ref()
-        .map(|m| m.servers.clone())
-        .unwrap_or_default();
     let mut failures = Vec::new();
-    for server in servers {
+    for server in connection.manifest.mcp_servers() {
         let listed = async {
             let url = crate::surface::server_url(connection, &server.id)?;
             let tools = bounded(

@@ -148,23 +148,37 @@ pub async fn html_error_page() -> TestServer {
 /// A server whose manifest breaks the rules: a tool mapped to an undeclared MCP server,
 /// and two tools with one id.
 pub async fn invalid_manifest() -> TestServer {
-    let manifest = serde_json::json!({
-        "protocolVersion": "2026-08-01",
-        "extension": {"id": "test.broken", "name": "Broken", "version": "1.0.0"},
-        "capabilities": {"aep.health": {"version": "1.0", "endpoint": "/aep/health"}, "aep.tools": {"version": "1.0"}},
-        "contributions": {"modelProviders": [], "tools": [
+    let manifest = manifest(
+        "test.broken",
+        "Broken",
+        json!([
             {"id": "t", "displayName": "T", "mcp": {"server": "nowhere", "tool": "t"}},
             {"id": "t", "displayName": "T again", "mcp": {"server": "nowhere", "tool": "u"}}
-        ]}
-    });
-    let router = axum::Router::new().route(
+        ]),
+    );
+    spawn(serving(manifest)).await
+}
+
+/// The manifest of extension `id` (named `name`, version 1.0.0) with health and these
+/// tool contributions, as written by hand (not checked).
+fn manifest(id: &str, name: &str, tools: Value) -> Value {
+    json!({
+        "protocolVersion": "2026-08-01",
+        "extension": {"id": id, "name": name, "version": "1.0.0"},
+        "capabilities": {"aep.health": {"version": "1.0", "endpoint": "/aep/health"}, "aep.tools": {"version": "1.0"}},
+        "contributions": {"modelProviders": [], "tools": tools}
+    })
+}
+
+/// A router serving `manifest` at `/.well-known/aep`.
+fn serving(manifest: Value) -> axum::Router {
+    axum::Router::new().route(
         "/.well-known/aep",
         get(move || {
             let manifest = manifest.clone();
             async move { axum::Json(manifest) }
         }),
-    );
-    spawn(router).await
+    )
 }
 
 /// A port nothing listens on.
@@ -251,25 +265,15 @@ pub async fn orders() -> TestServer {
 /// The utilities extension behind a manifest that fails validation (two tool
 /// contributions with one id) but declares its MCP server as it is.
 pub async fn utilities_with_invalid_manifest() -> TestServer {
-    let manifest = json!({
-        "protocolVersion": "2026-08-01",
-        "extension": {"id": "test.half-broken", "name": "Half broken", "version": "1.0.0"},
-        "capabilities": {"aep.health": {"version": "1.0", "endpoint": "/aep/health"}, "aep.tools": {"version": "1.0"}},
-        "contributions": {"modelProviders": [], "tools": [
+    let mut manifest = manifest(
+        "test.half-broken",
+        "Half broken",
+        json!([
             {"id": "stats", "displayName": "Stats", "mcp": {"server": "utilities", "tool": "text_stats"}},
             {"id": "stats", "displayName": "Case", "mcp": {"server": "utilities", "tool": "text_case"}}
-        ]},
-        "mcp": {"servers": [{"id": "utilities", "endpoint": "/mcp"}]}
-    });
+        ]),
+    );
+    manifest["mcp"] = json!({"servers": [{"id": "utilities", "endpoint": "/mcp"}]});
     let utilities = aep_utilities::Utilities.into_extension().unwrap().router();
-    let router = axum::Router::new()
-        .route(
-            "/.well-known/aep",
-            get(move || {
-                let manifest = manifest.clone();
-                async move { axum::Json(manifest) }
-            }),
-        )
-        .fallback_service(utilities);
-    spawn(router).await
+    spawn(serving(manifest).fallback_service(utilities)).await
 }

@@ -40,42 +40,121 @@ impl Inspector {
         }
     }
 
+    /// Sends `method path` (with `body` as JSON when there is one) -> the raw response.
+    pub async fn send(&self, method: reqwest::Method, path: &str, body: Option<Value>) -> reqwest::Response {
+        let request = self.http.request(method, format!("{}{path}", self.url));
+        let request = match body {
+            Some(body) => request.json(&body),
+            None => request,
+        };
+        request.send().await.unwrap()
+    }
+
+    /// `GET path` -> the raw response.
+    pub async fn fetch(&self, path: &str) -> reqwest::Response {
+        self.send(reqwest::Method::GET, path, None).await
+    }
+
     /// `GET path` -> (status, JSON body).
     pub async fn get(&self, path: &str) -> (u16, Value) {
-        let response = self.http.get(format!("{}{path}", self.url)).send().await.unwrap();
-        let status = response.status().as_u16();
-        (status, response.json().await.unwrap_or(Value::Null))
+        status_and_json(self.fetch(path).await).await
     }
 
     /// `POST path` with a JSON body -> (status, JSON body).
     pub async fn post(&self, path: &str, body: Value) -> (u16, Value) {
-        let response = self
-            .http
-            .post(format!("{}{path}", self.url))
-            .json(&body)
-            .send()
-            .await
-            .unwrap();
-        let status = response.status().as_u16();
-        (status, response.json().await.unwrap_or(Value::Null))
+        status_and_json(self.open(path, body).await).await
+    }
+
+    /// One with no startup URLs, connected to `url`, and the connection's id.
+    pub async fn connected(url: &str) -> (Self, String) {
+        Self::connected_with(json!({"url": url})).await
+    }
+
+    /// The SDK's echo example, and one with no startup URLs connected to it (with the
+    /// connection's id).
+    pub async fn connected_to_echo() -> (TestServer, Self, String) {
+        let echo = echo().await;
+        let (inspector, id) = Self::connected(&echo.base_url).await;
+        (echo, inspector, id)
+    }
+
+    /// One with no startup URLs, connected with this request (see
+    /// [`Inspector::connect_with`]), and the connection's id.
+    pub async fn connected_with(request: Value) -> (Self, String) {
+        let inspector = Self::start(vec![]).await;
+        let id = id_of(&inspector.connect_with(request).await);
+        (inspector, id)
     }
 
     /// Connects to `url`; panics unless it works. Returns the summary.
     pub async fn connect(&self, url: &str) -> Value {
-        let (status, body) = self.post("/api/connections", json!({"url": url})).await;
-        assert_eq!(status, 201, "{body}");
+        self.connect_with(json!({"url": url})).await
+    }
+
+    /// Connects to `url`; panics unless it works. Returns the connection's id.
+    pub async fn connect_id(&self, url: &str) -> String {
+        id_of(&self.connect(url).await)
+    }
+
+    /// Connects with this request (`url`, `token`, `revision`, `anyway`); panics unless
+    /// it works. Returns the summary.
+    pub async fn connect_with(&self, request: Value) -> Value {
+        self.post_expect("/api/connections", request, 201).await
+    }
+
+    /// `GET path`, asserting the status (the body shown when it differs) -> JSON body.
+    pub async fn get_expect(&self, path: &str, status: u16) -> Value {
+        let (got, body) = self.get(path).await;
+        assert_eq!(got, status, "GET {path}: {body}");
         body
+    }
+
+    /// `GET path` answered 200 -> JSON body.
+    pub async fn get_ok(&self, path: &str) -> Value {
+        self.get_expect(path, 200).await
+    }
+
+    /// `GET path` refused with `status` and error `code` -> JSON body.
+    pub async fn get_refused(&self, path: &str, status: u16, code: &str) -> Value {
+        let body = self.get_expect(path, status).await;
+        assert_eq!(body["error"]["code"], code, "GET {path}: {body}");
+        body
+    }
+
+    /// `POST path`, asserting the status (the body shown when it differs) -> JSON body.
+    pub async fn post_expect(&self, path: &str, body: Value, status: u16) -> Value {
+        let (got, body) = self.post(path, body).await;
+        assert_eq!(got, status, "POST {path}: {body}");
+        body
+    }
+
+    /// `POST path` answered 200 -> JSON body.
+    pub async fn post_ok(&self, path: &str, body: Value) -> Value {
+        self.post_expect(path, body, 200).await
+    }
+
+    /// `POST path` refused with `status` and error `code` -> JSON body.
+    pub async fn post_refused(&self, path: &str, body: Value, status: u16, code: &str) -> Value {
+        let body = self.post_expect(path, body, status).await;
+        assert_eq!(body["error"]["code"], code, "POST {path}: {body}");
+        body
+    }
+
+    /// The trace of connection `id`.
+    pub async fn trace(&self, id: &str) -> Value {
+        self.get_ok(&api(id, "trace")).await
+    }
+
+    /// Closes connection `id` (`DELETE`, answered 204).
+    pub async fn close(&self, id: &str) {
+        let path = format!("/api/connections/{id}");
+        let response = self.send(reqwest::Method::DELETE, &path, None).await;
+        assert_eq!(response.status(), 204, "DELETE {path}");
     }
 
     /// `POST path` answered as events: every `(name, data)` until the stream ends.
     pub async fn events(&self, path: &str, body: Value) -> Vec<(String, Value)> {
-        let response = self
-            .http
-            .post(format!("{}{path}", self.url))
-            .json(&body)
-            .send()
-            .await
-            .unwrap();
+        let response = self.open(path, body).await;
         assert_eq!(response.status(), 200, "{path}");
         let text = response.text().await.unwrap();
         parse_events(&text)
@@ -83,13 +162,24 @@ impl Inspector {
 
     /// Opens an event stream and returns the raw response (to read part of it).
     pub async fn open(&self, path: &str, body: Value) -> reqwest::Response {
-        self.http
-            .post(format!("{}{path}", self.url))
-            .json(&body)
-            .send()
-            .await
-            .unwrap()
+        self.send(reqwest::Method::POST, path, Some(body)).await
     }
+}
+
+/// A response's status and JSON body (`null` when it is not JSON).
+async fn status_and_json(response: reqwest::Response) -> (u16, Value) {
+    let status = response.status().as_u16();
+    (status, response.json().await.unwrap_or(Value::Null))
+}
+
+/// `/api/connections/{id}/{rest}`: a path of connection `id`'s API.
+pub fn api(id: &str, rest: &str) -> String {
+    format!("/api/connections/{id}/{rest}")
+}
+
+/// The id in a connection's summary.
+pub fn id_of(summary: &Value) -> String {
+    summary["id"].as_str().unwrap().to_owned()
 }
 
 /// Splits `event:`/`data:` blocks.

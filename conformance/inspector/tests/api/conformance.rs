@@ -1,0 +1,87 @@
+//! The conformance screen: the suite run with progress and exported, and the same
+//! verdicts through the Inspector's recording proxy as run directly.
+
+use serde_json::{Value, json};
+
+use crate::common::{self, Inspector, api};
+use crate::exchanges;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_conformance_suite_runs_with_progress_and_exports() {
+    let utilities = common::utilities().await;
+    let (inspector, id) = Inspector::connected(&utilities.base_url).await;
+    let report_json = api(&id, "conformance/report.json");
+    inspector.get_refused(&report_json, 404, "no_report").await;
+
+    let events = inspector
+        .events(
+            &api(&id, "conformance"),
+            json!({"only": ["1.discovery", "6.tools"]}),
+        )
+        .await;
+    let (last, report) = events.last().unwrap();
+    assert_eq!(last, "report", "{events:?}");
+    assert_eq!(report["success"], true, "{report}");
+    let results = report["results"].as_array().unwrap();
+    assert!(
+        results
+            .iter()
+            .any(|r| r["id"] == "1.discovery.v1" && r["status"] == "passed"),
+        "{report}"
+    );
+    assert!(
+        results
+            .iter()
+            .all(|r| r["level"].is_string() && r["section"].is_string())
+    );
+    let progress: Vec<&Value> = events
+        .iter()
+        .filter(|(n, _)| n == "progress")
+        .map(|(_, d)| d)
+        .collect();
+    assert_eq!(progress.len(), results.len() * 2, "a start and a done per check");
+    assert_eq!(progress[0]["status"], Value::Null);
+    assert_eq!(progress[1]["status"], "passed");
+
+    let exported = inspector.get_ok(&report_json).await;
+    assert_eq!(exported["results"], report["results"]);
+    let junit = inspector.fetch(&api(&id, "conformance/report.xml")).await;
+    assert_eq!(junit.headers()["content-type"], "application/xml");
+    assert!(junit.text().await.unwrap().contains("<testsuite"));
+
+    let bad = inspector
+        .post_expect(&api(&id, "conformance"), json!({"only": ["9.nothing"]}), 400)
+        .await;
+    assert!(bad["error"]["message"].as_str().unwrap().contains("9.nothing"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_recording_proxy_changes_no_conformance_verdict() {
+    let (echo, inspector, id) = Inspector::connected_to_echo().await;
+    let events = inspector.events(&api(&id, "conformance"), json!({})).await;
+    let through = &events.last().unwrap().1;
+    let direct = aep_conformance::check_with(&echo.base_url, &aep_conformance::Options::default()).await;
+    let direct = serde_json::to_value(&direct).unwrap();
+    let verdicts = |report: &Value| -> Vec<(String, String)> {
+        report["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                (
+                    r["id"].as_str().unwrap().to_owned(),
+                    r["status"].as_str().unwrap().to_owned(),
+                )
+            })
+            .collect()
+    };
+    assert!(verdicts(&direct).len() > 20);
+    assert_eq!(verdicts(through), verdicts(&direct), "{through}");
+    assert_eq!(through["success"], true, "{through}");
+    let trace = inspector.trace(&id).await;
+    assert!(
+        exchanges(&trace)
+            .any(|x| x["via"] == "runner" && x["url"].as_str().unwrap().ends_with("/chat/stream")),
+        "the runner's streams are in the trace"
+    );
+}
