@@ -72,12 +72,15 @@ pub(crate) async fn read(
     let mut rest = BytesMut::new();
     let mut total = 0usize;
     // Outside a Tokio runtime (an extractor driven by another executor) there is no timer.
-    let timed = tokio::runtime::Handle::try_current().is_ok();
+    let mut timed = None;
     loop {
-        let next = if timed {
-            tokio::time::timeout(limits.read_timeout, body.frame()).await
-        } else {
-            Ok(body.frame().await)
+        // A piece that is already there is taken as it is: no clock, no timer.
+        let next = match futures::FutureExt::now_or_never(body.frame()) {
+            Some(frame) => Ok(frame),
+            None if *timed.get_or_insert_with(|| tokio::runtime::Handle::try_current().is_ok()) => {
+                tokio::time::timeout(limits.read_timeout, body.frame()).await
+            }
+            None => Ok(body.frame().await),
         };
         let frame = match next {
             Err(_) => return Err(stalled()),

@@ -150,10 +150,7 @@ impl Extension {
         }
         if let Some(metrics) = &self.metrics {
             // Outside authentication, so refused credentials are counted too.
-            router = router.layer(axum::middleware::from_fn_with_state(
-                metrics.clone(),
-                metrics::record_request,
-            ));
+            router = router.layer(metrics::RecordRequests(metrics.clone()));
         }
         router
     }

@@ -42,8 +42,17 @@ fn check_content_type(headers: &http::HeaderMap) -> Result<(), AepError> {
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .unwrap_or("");
-    let essence = value.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
-    if essence == "application/json" || (essence.starts_with("application/") && essence.ends_with("+json")) {
+    let essence = value.split(';').next().unwrap_or("").trim().as_bytes();
+    // Compared without case and without allocating: this runs on every chat request.
+    let prefix = b"application/";
+    let is_application =
+        essence.len() >= prefix.len() && essence[..prefix.len()].eq_ignore_ascii_case(prefix);
+    let subtype = &essence[prefix.len().min(essence.len())..];
+    if is_application
+        && (subtype.eq_ignore_ascii_case(b"json")
+            || (subtype.len() >= b"+json".len()
+                && subtype[subtype.len() - 5..].eq_ignore_ascii_case(b"+json")))
+    {
         return Ok(());
     }
     let shown = if value.is_empty() {
@@ -100,5 +109,43 @@ impl<S: Send + Sync> FromRequestParts<S> for AepPath {
             .await
             .map(|Path(id)| AepPath(id))
             .map_err(|e: PathRejection| AepError::invalid_request(format!("invalid path: {}", e.body_text())))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn accepted(value: &str) -> bool {
+        let mut headers = http::HeaderMap::new();
+        headers.insert(header::CONTENT_TYPE, value.parse().unwrap());
+        check_content_type(&headers).is_ok()
+    }
+
+    #[test]
+    fn json_media_types_in_any_case() {
+        for value in [
+            "application/json",
+            "Application/JSON; charset=utf-8",
+            " application/json ;x=y",
+            "application/vnd.acme+json",
+            "APPLICATION/GEO+JSON",
+            "application/+json",
+        ] {
+            assert!(accepted(value), "{value}");
+        }
+        for value in [
+            "text/json",
+            "application/jsonx",
+            "application/json+xml",
+            "application/",
+            "application",
+            "json",
+            "",
+            "applicatio/json",
+        ] {
+            assert!(!accepted(value), "{value}");
+        }
+        assert!(check_content_type(&http::HeaderMap::new()).is_err());
     }
 }

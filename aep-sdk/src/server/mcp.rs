@@ -9,8 +9,7 @@ use std::sync::{Arc, Mutex};
 
 use axum::Router;
 use axum::body::Body;
-use axum::extract::{Request, State};
-use axum::middleware::Next;
+use axum::extract::Request;
 use axum::response::{IntoResponse, Response};
 use rmcp::transport::common::server_side_http::SessionId;
 use rmcp::transport::streamable_http_server::session::SessionManager;
@@ -23,6 +22,7 @@ use super::access::McpAccess;
 use super::body::BodyLimits;
 use super::metrics::{Metrics, mcp_timing};
 use crate::protocol::McpServerDescriptor;
+use crate::tool::McpTiming;
 use crate::tool::{ResponseStream, SessionEnd};
 
 type Mount = dyn Fn(&McpAccess, BodyLimits, CancellationToken, Option<Timing>) -> Router + Send + Sync;
@@ -60,17 +60,30 @@ impl McpMount {
                 .disable_allowed_origins();
             let handler = handler.clone();
             let manager = Arc::new(LocalSessionManager::default());
-            let sessions = Arc::new(Sessions::new(manager.clone()));
+            let sessions = Sessions::new(manager.clone());
             let service = StreamableHttpService::new(move || Ok(handler.clone()), manager, config);
-            let mut router = Router::new().route_service(&route, service);
-            if let Some(Timing { metrics, tools }) = timing {
-                // rmcp hands the request's head, extensions included, to the handler.
-                router = router.layer(axum::Extension(mcp_timing(metrics, &tools)));
-            }
-            router
-                .layer(axum::middleware::from_fn_with_state(limits, read_body_first))
-                .layer(axum::middleware::from_fn_with_state(sessions, session_ends))
-                .layer(axum::middleware::from_fn(session_deleted))
+            // One service for the endpoint, shared: rmcp's own `Service::call` clones the
+            // service (its configuration, allowed hosts included) per request, and each
+            // middleware layer would clone it once more.
+            let endpoint = Arc::new(Endpoint {
+                service,
+                sessions,
+                limits,
+                timing: timing.map(|Timing { metrics, tools }| mcp_timing(metrics, &tools)),
+            });
+            Router::new().route_service(
+                &route,
+                tower::service_fn(move |request: Request| {
+                    let endpoint = endpoint.clone();
+                    // Boxed as it is made: the future (rmcp's is large) is not copied again
+                    // by each wrapper axum puts around a route.
+                    let answer: futures::future::BoxFuture<'static, _> =
+                        Box::pin(
+                            async move { Ok::<_, std::convert::Infallible>(endpoint.handle(request).await) },
+                        );
+                    answer
+                }),
+            )
         };
         Self {
             id,
@@ -94,20 +107,6 @@ impl McpMount {
         timing: Option<Timing>,
     ) -> Router {
         (self.mount)(access, limits, shutdown, timing)
-    }
-}
-
-/// Reads a POST body before rmcp does, under the same limit and body-read timeout as the
-/// AEP routes: rmcp answers 500 when reading fails (a malformed chunked body, a client cut
-/// off by the body-read timeout); here those are 4xx AEP errors (400, 408, 413).
-async fn read_body_first(State(limits): State<BodyLimits>, request: Request, next: Next) -> Response {
-    if request.method() != http::Method::POST {
-        return next.run(request).await;
-    }
-    let (parts, body) = request.into_parts();
-    match super::body::read(body, super::body::content_length(&parts.headers), limits).await {
-        Ok(bytes) => next.run(Request::from_parts(parts, Body::from(bytes))).await,
-        Err(error) => error.into_response(),
     }
 }
 
@@ -175,61 +174,100 @@ impl Sessions {
     }
 }
 
-/// Gives each request of a session its session's `SessionEnd` (rmcp passes the request's
-/// extensions on to the handler), and trips it when the client deletes the session or
-/// rmcp no longer knows it (404).
-async fn session_ends(State(sessions): State<Arc<Sessions>>, mut request: Request, next: Next) -> Response {
-    let id = request
-        .headers()
-        .get("mcp-session-id")
-        .and_then(|v| v.to_str().ok())
-        .map(str::to_owned);
-    let Some(id) = id else {
-        let response = next.run(request).await;
-        // An initialize just opened a session: a chance to forget expired ones.
-        if response.headers().contains_key("mcp-session-id") {
-            sessions.sweep().await;
-        }
-        return response;
-    };
-    let delete = request.method() == http::Method::DELETE;
-    let post = request.method() == http::Method::POST;
-    request.extensions_mut().insert(SessionEnd(sessions.token(&id)));
-    let stream = post.then(|| ResponseStream::new(sessions.manager.clone(), &id));
-    if let Some(stream) = &stream {
-        request.extensions_mut().insert(stream.clone());
-    }
-    let response = next.run(request).await;
-    if (delete && response.status().is_success()) || response.status() == http::StatusCode::NOT_FOUND {
-        sessions.end(&id);
-    }
-    let streamed = response
-        .headers()
-        .get(http::header::CONTENT_TYPE)
-        .is_some_and(|v| v.as_bytes().starts_with(b"text/event-stream"));
-    match stream {
-        // The stream's number is in its first event's id: read it on the way out.
-        Some(stream) if streamed => response.map(|body| {
-            let events = futures::StreamExt::inspect(body.into_data_stream(), move |chunk| {
-                if let Ok(bytes) = chunk
-                    && !stream.is_known()
-                {
-                    stream.learn(bytes);
-                }
-            });
-            Body::from_stream(events)
-        }),
-        _ => response,
-    }
+/// One mounted endpoint: rmcp's service and what the mount does around it, in order:
+/// the DELETE status, the session's `SessionEnd` and `ResponseStream`, the body read
+/// first, the timing recorder.
+struct Endpoint<S, M> {
+    service: StreamableHttpService<S, M>,
+    sessions: Sessions,
+    limits: BodyLimits,
+    timing: Option<McpTiming>,
 }
 
-/// rmcp answers a session DELETE with 202; MCP clients expect 200 or 204 (the official
-/// Python SDK logs "Session termination failed: 202" otherwise).
-async fn session_deleted(request: Request, next: Next) -> Response {
-    let delete = request.method() == http::Method::DELETE;
-    let mut response = next.run(request).await;
-    if delete && response.status() == http::StatusCode::ACCEPTED {
-        *response.status_mut() = http::StatusCode::OK;
+impl<S, M> Endpoint<S, M>
+where
+    S: rmcp::ServerHandler + Send + 'static,
+    M: SessionManager,
+{
+    /// rmcp answers a session DELETE with 202; MCP clients expect 200 or 204 (the official
+    /// Python SDK logs "Session termination failed: 202" otherwise).
+    async fn handle(&self, request: Request) -> Response {
+        let delete = request.method() == http::Method::DELETE;
+        let mut response = self.session_ends(request).await;
+        if delete && response.status() == http::StatusCode::ACCEPTED {
+            *response.status_mut() = http::StatusCode::OK;
+        }
+        response
     }
-    response
+
+    /// Gives each request of a session its session's `SessionEnd` (rmcp passes the
+    /// request's extensions on to the handler), and trips it when the client deletes the
+    /// session or rmcp no longer knows it (404).
+    async fn session_ends(&self, mut request: Request) -> Response {
+        let sessions = &self.sessions;
+        // A header value is shared, not copied, when cloned.
+        let header = request.headers().get("mcp-session-id").cloned();
+        let Some(id) = header.as_ref().and_then(|v| v.to_str().ok()) else {
+            let response = self.read_body_first(request).await;
+            // An initialize just opened a session: a chance to forget expired ones.
+            if response.headers().contains_key("mcp-session-id") {
+                sessions.sweep().await;
+            }
+            return response;
+        };
+        let delete = request.method() == http::Method::DELETE;
+        let post = request.method() == http::Method::POST;
+        request.extensions_mut().insert(SessionEnd(sessions.token(id)));
+        let stream = post.then(|| ResponseStream::new(sessions.manager.clone(), id));
+        if let Some(stream) = &stream {
+            request.extensions_mut().insert(stream.clone());
+        }
+        let response = self.read_body_first(request).await;
+        if (delete && response.status().is_success()) || response.status() == http::StatusCode::NOT_FOUND {
+            sessions.end(id);
+        }
+        let streamed = response
+            .headers()
+            .get(http::header::CONTENT_TYPE)
+            .is_some_and(|v| v.as_bytes().starts_with(b"text/event-stream"));
+        match stream {
+            // The stream's number is in its first event's id: read it on the way out.
+            Some(stream) if streamed => response.map(|body| {
+                // Passed through frame by frame; data is shown to the stream until it knows.
+                Body::new(http_body_util::BodyExt::map_frame(body, move |frame| {
+                    if let Some(data) = frame.data_ref()
+                        && !stream.is_known()
+                    {
+                        stream.learn(data);
+                    }
+                    frame
+                }))
+            }),
+            _ => response,
+        }
+    }
+
+    /// Reads a POST body before rmcp does, under the same limit and body-read timeout as
+    /// the AEP routes: rmcp answers 500 when reading fails (a malformed chunked body, a
+    /// client cut off by the body-read timeout); here those are 4xx AEP errors (400, 408,
+    /// 413).
+    async fn read_body_first(&self, request: Request) -> Response {
+        if request.method() != http::Method::POST {
+            return self.call(request).await;
+        }
+        let (parts, body) = request.into_parts();
+        match super::body::read(body, super::body::content_length(&parts.headers), self.limits).await {
+            Ok(bytes) => self.call(Request::from_parts(parts, Body::from(bytes))).await,
+            Err(error) => error.into_response(),
+        }
+    }
+
+    /// rmcp's handler, with the timing recorder in the request's extensions (rmcp hands
+    /// the request's head, extensions included, to the handler).
+    async fn call(&self, mut request: Request) -> Response {
+        if let Some(timing) = &self.timing {
+            request.extensions_mut().insert(timing.clone());
+        }
+        self.service.handle(request).await.map(Body::new)
+    }
 }

@@ -54,7 +54,7 @@ use prometheus_client::registry::Registry;
 
 use bounded::{Bounded, Label};
 pub(crate) use chat::ChatTimer;
-pub(crate) use http::record_request;
+pub(crate) use http::RecordRequests;
 pub(crate) use mcp::timing as mcp_timing;
 
 /// How many distinct `gen_ai_request_model` values are kept before the rest count as

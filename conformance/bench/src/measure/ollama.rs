@@ -57,7 +57,13 @@ async fn via_proxy(s: &Setup, stream: bool) -> (Duration, Vec<Instant>, Duration
         "proxy answered {}",
         response.status()
     );
-    frames(response, start, b"data: {\"contents\":[{\"kind\":\"text\"", b"\n\n").await
+    frames(
+        response,
+        start,
+        b"data: {\"contents\":[{\"kind\":\"text\"",
+        b"\n\n",
+    )
+    .await
 }
 
 /// The same answer straight from the fake, as the extension asks for it.

@@ -79,7 +79,13 @@ async fn via_proxy(s: &Setup, model: &str) -> (Duration, Vec<Instant>, Duration)
         "proxy answered {}",
         response.status()
     );
-    frames(response, start, b"data: {\"contents\":[{\"kind\":\"text\"", b"\n\n").await
+    frames(
+        response,
+        start,
+        b"data: {\"contents\":[{\"kind\":\"text\"",
+        b"\n\n",
+    )
+    .await
 }
 
 /// The same answer straight from the stand-in, as the extension asks for it.
