@@ -313,6 +313,28 @@ fn assert_nothing_exported_holds(received: &Shared, spans: &[(String, Span)], se
     }
 }
 
+/// The first span `service` exported with this name (and this kind, if given).
+fn span(received: &Shared, service: &str, kind: Option<SpanKind>, name: &str) -> Option<Span> {
+    received
+        .lock()
+        .unwrap()
+        .spans
+        .iter()
+        .find(|(s, span)| s == service && span.name == name && kind.is_none_or(|k| span.kind == k as i32))
+        .map(|(_, span)| span.clone())
+}
+
+/// `aep-host -e aep.utilities=URL call TOOL ARGUMENTS`, exporting to the receiver.
+async fn host_call(receiver: SocketAddr, url: &str, tool: &str, arguments: &str) -> std::process::Output {
+    let mut host = clean(env!("CARGO_BIN_EXE_aep-host"));
+    otel_env(&mut host, receiver, "aep-host");
+    host.args(["-e", &format!("aep.utilities={url}"), "call", tool, arguments])
+        .stdout(Stdio::piped());
+    tokio::task::spawn_blocking(move || host.output().unwrap())
+        .await
+        .unwrap()
+}
+
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
@@ -804,45 +826,16 @@ async fn a_tool_call_continues_the_hosts_trace_through_mcp_meta() {
     let (_utilities, url) = start_listening(command, |_| {}).await;
 
     let argument = "tool-argument-that-must-stay-private-91c2";
-    let mut host = clean(env!("CARGO_BIN_EXE_aep-host"));
-    otel_env(&mut host, addr, "aep-host");
-    host.args([
-        "-e",
-        &format!("aep.utilities={url}"),
-        "call",
-        "hash.compute",
-        &format!(r#"{{"text":"{argument}"}}"#),
-    ])
-    .stdout(Stdio::piped());
-    let output = tokio::task::spawn_blocking(move || host.output().unwrap())
-        .await
-        .unwrap();
+    let output = host_call(addr, &url, "hash.compute", &format!(r#"{{"text":"{argument}"}}"#)).await;
     assert!(
         output.status.success(),
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
 
-    let find = |service: &str, kind: SpanKind| {
-        received
-            .lock()
-            .unwrap()
-            .spans
-            .iter()
-            .find(|(s, span)| {
-                s == service && span.kind == kind as i32 && span.name == "tools/call hash_compute"
-            })
-            .map(|(_, span)| span.clone())
-    };
-    let root = || {
-        received
-            .lock()
-            .unwrap()
-            .spans
-            .iter()
-            .find(|(s, span)| s == "aep-host" && span.name == "aep-host call")
-            .map(|(_, span)| span.clone())
-    };
+    let find =
+        |service: &str, kind: SpanKind| span(&received, service, Some(kind), "tools/call hash_compute");
+    let root = || span(&received, "aep-host", None, "aep-host call");
     let both = || {
         find("aep-host", SpanKind::Client).is_some()
             && find("aep-utilities", SpanKind::Server).is_some()
@@ -887,35 +880,20 @@ async fn a_tool_call_continues_the_hosts_trace_through_mcp_meta() {
     // A tool's own failure (a result with isError: true, here JSON that does not parse)
     // is an error on both sides' spans: error.type `tool_error`, status ERROR.
     let broken = "{not json 4e1d";
-    let mut host = clean(env!("CARGO_BIN_EXE_aep-host"));
-    otel_env(&mut host, addr, "aep-host");
-    host.args([
-        "-e",
-        &format!("aep.utilities={url}"),
-        "call",
+    let output = host_call(
+        addr,
+        &url,
         "json.compact",
         &serde_json::json!({ "json": broken }).to_string(),
-    ])
-    .stdout(Stdio::piped());
-    let output = tokio::task::spawn_blocking(move || host.output().unwrap())
-        .await
-        .unwrap();
+    )
+    .await;
     assert!(
         !output.status.success(),
         "a tool error fails the command: {}",
         String::from_utf8_lossy(&output.stdout)
     );
-    let compact = |service: &str, kind: SpanKind| {
-        received
-            .lock()
-            .unwrap()
-            .spans
-            .iter()
-            .find(|(s, span)| {
-                s == service && span.kind == kind as i32 && span.name == "tools/call json_compact"
-            })
-            .map(|(_, span)| span.clone())
-    };
+    let compact =
+        |service: &str, kind: SpanKind| span(&received, service, Some(kind), "tools/call json_compact");
     eventually("the failed tool call's spans on both sides", || {
         compact("aep-host", SpanKind::Client).is_some()
             && compact("aep-utilities", SpanKind::Server).is_some()
