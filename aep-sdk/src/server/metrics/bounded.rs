@@ -47,7 +47,9 @@ impl EncodeLabelValue for Label {
 #[derive(Debug)]
 pub(crate) struct Bounded {
     limit: usize,
-    values: RwLock<HashMap<Box<str>, Label>>,
+    /// Keyed with foldhash: at most `limit` entries, so no flooding, and a short model
+    /// or route name hashes in a fraction of SipHash's time.
+    values: RwLock<HashMap<Box<str>, Label, foldhash::fast::RandomState>>,
     other: Label,
 }
 
@@ -55,7 +57,7 @@ impl Bounded {
     pub(crate) fn new(limit: usize) -> Self {
         Self {
             limit,
-            values: RwLock::new(HashMap::new()),
+            values: RwLock::new(HashMap::default()),
             other: Label::new(OTHER),
         }
     }
