@@ -31,6 +31,7 @@ use opentelemetry_proto::tonic::collector::trace::v1::{
     ExportTraceServiceRequest, ExportTraceServiceResponse,
 };
 use opentelemetry_proto::tonic::common::v1::{AnyValue, KeyValue, any_value};
+use opentelemetry_proto::tonic::resource::v1::Resource;
 use opentelemetry_proto::tonic::trace::v1::Span;
 use opentelemetry_proto::tonic::trace::v1::span::SpanKind;
 use opentelemetry_proto::tonic::trace::v1::status::StatusCode;
@@ -100,16 +101,19 @@ fn strings(span: &Span, key: &str) -> Option<Vec<String>> {
     }
 }
 
+/// The `service.name` of an exported resource ("" when it has none).
+fn service_name(resource: Option<&Resource>) -> String {
+    resource
+        .and_then(|r| string_attribute(&r.attributes, "service.name"))
+        .unwrap_or_default()
+}
+
 async fn traces(State(shared): State<Shared>, body: Bytes) -> Vec<u8> {
     let request = ExportTraceServiceRequest::decode(body.clone()).expect("OTLP traces decode");
     let mut received = shared.lock().unwrap();
     received.bodies.push(("traces".into(), body));
     for resource_spans in request.resource_spans {
-        let service = resource_spans
-            .resource
-            .as_ref()
-            .and_then(|r| string_attribute(&r.attributes, "service.name"))
-            .unwrap_or_default();
+        let service = service_name(resource_spans.resource.as_ref());
         for scope in resource_spans.scope_spans {
             for span in scope.spans {
                 received.spans.push((service.clone(), span));
@@ -124,11 +128,7 @@ async fn metrics(State(shared): State<Shared>, body: Bytes) -> Vec<u8> {
     let mut received = shared.lock().unwrap();
     received.bodies.push(("metrics".into(), body));
     for resource_metrics in request.resource_metrics {
-        let service = resource_metrics
-            .resource
-            .as_ref()
-            .and_then(|r| string_attribute(&r.attributes, "service.name"))
-            .unwrap_or_default();
+        let service = service_name(resource_metrics.resource.as_ref());
         for scope in resource_metrics.scope_metrics {
             for metric in scope.metrics {
                 received.metric_names.push((service.clone(), metric.name));
