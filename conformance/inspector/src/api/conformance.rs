@@ -1,9 +1,12 @@
-//! The conformance screen: run the suite with live progress; export the last report.
+//! The conformance screen: the checks to choose from; run the suite with live progress;
+//! export the last report.
 
+use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use bytes::Bytes;
+use serde_json::Value;
 
 use super::{Shared, parse};
 use crate::error::ApiError;
@@ -21,18 +24,14 @@ pub async fn run(
     } else {
         parse(&body)?
     };
-    let unknown = aep_conformance::unknown_patterns(&[request.only.clone(), request.skip.clone()].concat())
-        .iter()
-        .map(|p| (*p).to_owned())
-        .collect::<Vec<_>>();
-    if !unknown.is_empty() {
-        return Err(ApiError::bad_request(format!(
-            "no check matches {}",
-            unknown.join(", ")
-        )));
-    }
+    let patterns = request.patterns()?;
     let connection = inspector.connections.get(&id)?;
-    Ok(sse::response(suite::start(connection, request)))
+    Ok(sse::response(suite::start(connection, patterns, request.strict)))
+}
+
+/// `GET /api/checks`: the runner's catalogue, to choose checks from.
+pub async fn checks() -> Json<Value> {
+    Json(suite::catalog_json())
 }
 
 fn last(inspector: &Shared, id: &str) -> Result<std::sync::Arc<aep_conformance::Report>, ApiError> {

@@ -4,6 +4,7 @@
 //! | route | what |
 //! |---|---|
 //! | `GET /api/config` | URLs to open connected (from the command line) |
+//! | `GET /api/checks` | the conformance runner's checks, to choose from |
 //! | `GET, POST /api/connections` | list, connect (`{url, token?, revision?, anyway?}`) |
 //! | `DELETE /api/connections/{id}` | close |
 //! | `GET /api/connections/{id}/overview` | summary, manifest, option sets |
@@ -21,7 +22,7 @@
 //! | `GET /api/connections/{id}/mcp` | each MCP server's resources, templates and prompts |
 //! | `POST /api/connections/{id}/mcp/resources/read` | read (`{server, uri}`) |
 //! | `POST /api/connections/{id}/mcp/prompts/get` | get a prompt (`{server, name, arguments}`) |
-//! | `POST /api/connections/{id}/conformance` | run the suite, as events (`{only?, skip?, strict?}`) |
+//! | `POST /api/connections/{id}/conformance` | run the suite, as events (`{checks?, only?, skip?, strict?}`) |
 //! | `GET /api/connections/{id}/conformance/report.json`, `report.xml` | the last report (JSON, JUnit) |
 
 mod chat;
@@ -97,6 +98,7 @@ pub fn routes(inspector: Shared) -> Router<Shared> {
     let one = "/api/connections/{id}";
     Router::new()
         .route("/api/config", get(connections::config))
+        .route("/api/checks", get(conformance::checks))
         .route(
             "/api/connections",
             get(connections::list).post(connections::connect),

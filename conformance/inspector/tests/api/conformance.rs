@@ -1,5 +1,6 @@
-//! The conformance screen: the suite run with progress and exported, and the same
-//! verdicts through the Inspector's recording proxy as run directly.
+//! The conformance screen: the checks to choose from, the suite run with progress and
+//! exported, exactly the chosen checks run, and the same verdicts through the
+//! Inspector's recording proxy as run directly.
 
 use serde_json::{Value, json};
 
@@ -53,6 +54,60 @@ async fn the_conformance_suite_runs_with_progress_and_exports() {
         .post_expect(&api(&id, "conformance"), json!({"only": ["9.nothing"]}), 400)
         .await;
     assert!(bad["error"]["message"].as_str().unwrap().contains("9.nothing"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_checks_to_choose_from_are_the_runners_catalogue_and_run_exactly_as_chosen() {
+    let utilities = common::utilities().await;
+    let (inspector, id) = Inspector::connected(&utilities.base_url).await;
+    let listed = inspector.get_ok("/api/checks").await;
+    let checks = listed["checks"].as_array().unwrap();
+    assert_eq!(checks.len(), aep_conformance::CATALOG.len());
+    for (check, info) in checks.iter().zip(aep_conformance::CATALOG) {
+        assert_eq!(
+            check,
+            &json!({"id": info.id, "level": info.level.as_str(), "section": info.section, "description": info.description})
+        );
+    }
+
+    // `5.config.migrate` as a pattern also selects `5.config.migrate.errors`; chosen
+    // from the list, it runs alone.
+    let chosen = ["5.config.migrate", "1.health"];
+    let events = inspector
+        .events(&api(&id, "conformance"), json!({"checks": chosen}))
+        .await;
+    let (last, report) = events.last().unwrap();
+    assert_eq!(last, "report", "{events:?}");
+    let ran: Vec<&str> = report["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ran, ["1.health", "5.config.migrate"], "{report}");
+    let started: Vec<&Value> = events
+        .iter()
+        .filter(|(n, d)| n == "progress" && d["status"].is_null())
+        .map(|(_, d)| &d["id"])
+        .collect();
+    assert_eq!(started, [&json!("1.health"), &json!("5.config.migrate")]);
+    assert!(events.iter().all(|(n, d)| n != "progress" || d["total"] == 2));
+    let exported = inspector.get_ok(&api(&id, "conformance/report.json")).await;
+    assert_eq!(exported["results"], report["results"]);
+
+    for (body, says) in [
+        (json!({"checks": ["1.health", "1.nothing"]}), "1.nothing"),
+        (json!({"checks": []}), "at least one"),
+        (json!({"checks": ["1.health"], "only": ["1"]}), "not both"),
+    ] {
+        let refused = inspector
+            .post_refused(&api(&id, "conformance"), body, 400, "bad_request")
+            .await;
+        assert!(
+            refused["error"]["message"].as_str().unwrap().contains(says),
+            "{refused}"
+        );
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
