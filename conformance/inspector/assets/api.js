@@ -1,5 +1,7 @@
 // Talking to the Inspector's own /api: every wait bounded (AbortSignal.timeout), each
-// long one cancellable.
+// one that reaches the extension cancellable (a Wait's Cancel button, or the screen's own).
+import { h } from './dom.js';
+
 export const TIMEOUT = { connect: 45000, short: 20000, chat: 130000, tool: 75000 };
 
 export class ApiError extends Error {
@@ -11,12 +13,52 @@ export class ApiError extends Error {
   }
 }
 
+// One kind of wait the user can end. The bound is api()'s; this adds the cancel:
+// `wait.button` shows only while `wait.run(label, work)` is outstanding, says `label`
+// ("Cancel health check"), and aborts the AbortSignal that `work` gets (pass it to api()
+// as `cancel`): the fetch is dropped, so the Inspector's server drops its request to the
+// extension, and api() throws an ApiError `cancelled` that errorBox shows as such. A new
+// run aborts one still outstanding; that one throws `superseded`, for the caller to
+// ignore (the new run owns the screen).
+export class Wait {
+  constructor() {
+    this.controller = null;
+    this.button = h('button', { type: 'button', class: 'cancel', hidden: true, onclick: () => this.cancel() });
+  }
+
+  cancel() {
+    if (this.controller) this.controller.abort();
+  }
+
+  async run(label, work) {
+    if (this.controller) {
+      this.controller.superseded = true;
+      this.controller.abort();
+    }
+    const controller = new AbortController();
+    this.controller = controller;
+    this.button.textContent = label;
+    this.button.hidden = false;
+    try {
+      return await work(controller.signal);
+    } catch (e) {
+      if (controller.superseded) throw new ApiError({ code: 'superseded', message: `${label}: a newer request took its place` });
+      throw e;
+    } finally {
+      if (this.controller === controller) {
+        this.controller = null;
+        this.button.hidden = true;
+      }
+    }
+  }
+}
+
 function describeFailure(e, what, ms) {
   if (e instanceof ApiError) return e;
   if (e && e.name === 'TimeoutError') {
     return new ApiError({ code: 'timed_out', message: `${what}: no answer from the Inspector within ${ms / 1000} s` });
   }
-  if (e && e.name === 'AbortError') return new ApiError({ code: 'cancelled', message: `${what}: cancelled` });
+  if (e && e.name === 'AbortError') return new ApiError({ code: 'cancelled', message: `Cancelled: ${what}. Nothing more is awaited from the extension.` });
   return new ApiError({ code: 'inspector_unreachable', message: `${what}: the Inspector did not answer (${e && e.message}); is it still running?` });
 }
 

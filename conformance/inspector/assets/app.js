@@ -1,12 +1,12 @@
 // AEP Inspector page. Plain JavaScript, no build step, no dependency: it calls the
 // Inspector's own /api, which talks to extensions server-side. Every wait is bounded
-// (AbortSignal.timeout) and every long one has a cancel button.
+// (AbortSignal.timeout) and every one that reaches the extension has a Cancel button.
 
 // The page is a few plain ES modules: this one (connecting, the workspace of each
 // extension, overview, conformance, trace), dom.js, api.js, forms.js (forms generated
 // from JSON Schemas), playground.js, tools.js and configuration.js.
 import { h, field, pretty, table, errorBox, showError } from './dom.js';
-import { TIMEOUT, ApiError, api, events } from './api.js';
+import { TIMEOUT, ApiError, Wait, api, events } from './api.js';
 import { Playground } from './playground.js';
 import { Tools } from './tools.js';
 import { Configuration } from './configuration.js';
@@ -178,8 +178,7 @@ class Workspace {
         return;
       }
     }
-    this.playground?.cancel();
-    this.conformance?.cancel();
+    for (const screen of ['overview', 'playground', 'tools', 'configuration', 'conformance']) this[screen]?.cancel();
     workspaces.delete(this.id);
     this.root.remove();
     document.getElementById('connect-status').textContent = `Disconnected from ${this.summary.url}`;
@@ -257,18 +256,21 @@ class Overview {
   constructor(ws, panel) {
     this.ws = ws;
     this.panel = panel;
-    this.body = h('div', { class: 'overview' }, h('p', { role: 'status' }, 'Loading the overview…'));
+    this.body = h('div', { class: 'overview' });
+    this.loadWait = new Wait();
     this.healthArea = h('div', { class: 'health', 'aria-live': 'polite' });
     this.rawArea = h('div', { class: 'raw' });
+    this.healthWait = new Wait();
+    this.rawWait = new Wait();
     panel.append(
       this.body,
       h('section', { 'aria-label': 'Health' },
         h('h3', {}, 'Health'),
-        h('button', { type: 'button', onclick: () => this.health() }, 'Refresh health'),
+        h('div', { class: 'actions' }, h('button', { type: 'button', onclick: () => this.health() }, 'Refresh health'), this.healthWait.button),
         this.healthArea),
       h('section', { 'aria-label': 'Raw manifests' },
         h('h3', {}, 'Raw manifests'),
-        h('button', { type: 'button', onclick: () => this.raw() }, 'Reload raw manifests'),
+        h('div', { class: 'actions' }, h('button', { type: 'button', onclick: () => this.raw() }, 'Reload raw manifests'), this.rawWait.button),
         this.rawArea));
     this.load();
     this.health();
@@ -276,11 +278,13 @@ class Overview {
   }
 
   async load() {
+    this.body.replaceChildren(h('p', { role: 'status' }, 'Loading the overview…'), this.loadWait.button);
     try {
-      const data = await api('GET', `${this.ws.base}/overview`, undefined, { what: 'overview' });
+      const data = await this.loadWait.run('Cancel loading the overview',
+        (cancel) => api('GET', `${this.ws.base}/overview`, undefined, { what: 'the overview', cancel }));
       this.render(data);
     } catch (e) {
-      this.body.replaceChildren(errorBox(e));
+      this.body.replaceChildren(errorBox(e), h('button', { type: 'button', onclick: () => this.load() }, 'Load the overview again'));
     }
   }
 
@@ -321,10 +325,17 @@ class Overview {
     this.body.replaceChildren(...parts);
   }
 
+  cancel() {
+    this.loadWait.cancel();
+    this.healthWait.cancel();
+    this.rawWait.cancel();
+  }
+
   async health() {
     this.healthArea.replaceChildren(h('p', { role: 'status' }, 'Checking health…'));
     try {
-      const data = await api('GET', `${this.ws.base}/health`, undefined, { what: 'health' });
+      const data = await this.healthWait.run('Cancel health check',
+        (cancel) => api('GET', `${this.ws.base}/health`, undefined, { what: 'the health check', cancel }));
       const show = (outcome) => outcome.error
         ? [h('span', { class: 'badge bad' }, outcome.error.code), ` ${outcome.error.message}`]
         : [h('span', { class: `badge ${outcome.status === 'available' ? 'good' : 'warn'}` }, outcome.status), outcome.details ? ` ${outcome.details}` : ''];
@@ -334,14 +345,15 @@ class Overview {
         table('Health status', ['What', 'Status and details'], rows),
         h('p', { class: 'meta' }, `Checked at ${new Date(data.checkedAt).toLocaleTimeString()} in ${data.elapsedMs} ms`));
     } catch (e) {
-      this.healthArea.replaceChildren(errorBox(e));
+      if (e.code !== 'superseded') this.healthArea.replaceChildren(errorBox(e));
     }
   }
 
   async raw() {
     this.rawArea.replaceChildren(h('p', { role: 'status' }, 'Fetching both discovery routes…'));
     try {
-      const data = await api('GET', `${this.ws.base}/manifests`, undefined, { what: 'raw manifests' });
+      const data = await this.rawWait.run('Cancel fetching raw manifests',
+        (cancel) => api('GET', `${this.ws.base}/manifests`, undefined, { what: 'the raw manifests', cancel }));
       const docs = data.documents.map((d) => {
         const head = d.status ? `HTTP ${d.status} · ${d.contentType || 'no content type'} · ${d.elapsedMs} ms` : `no answer: ${d.failure}`;
         const body = d.json !== undefined ? pretty(d.json) : (d.text || '');
@@ -355,22 +367,32 @@ class Overview {
         data.diff.map((d) => [h('code', {}, d.path || '(whole document)'), h('code', {}, d.left === undefined || d.left === null ? '—' : JSON.stringify(d.left)), h('code', {}, d.right === undefined || d.right === null ? '—' : JSON.stringify(d.right))]));
       this.rawArea.replaceChildren(diff, h('div', { class: 'side-by-side' }, docs));
     } catch (e) {
-      this.rawArea.replaceChildren(errorBox(e));
+      if (e.code !== 'superseded') this.rawArea.replaceChildren(errorBox(e));
     }
   }
 }
 
 // ---- Conformance ---------------------------------------------------------------------------
+// Whether `pattern` selects check `id`, as the runner's --only and --skip do: the exact id,
+// or a prefix of whole segments (`3.stream` selects `3.stream.framing`).
+function selects(pattern, id) {
+  const p = pattern.trim().replace(/\.\*$/, '').replace(/\.+$/, '');
+  return p !== '' && (id === p || id.startsWith(`${p}.`));
+}
+
 class Conformance {
   constructor(ws, panel) {
     this.ws = ws;
     this.running = null;
     const p = `${ws.id}-suite`;
-    this.only = h('input', { type: 'text', placeholder: '3.stream, 1.discovery.v1' });
-    this.skip = h('input', { type: 'text' });
+    this.prefix = p;
+    this.boxes = []; // [{id, box}] in the catalogue's (the run's) order
+    this.pattern = h('input', { type: 'text', placeholder: '3.stream, 1.discovery.v1' });
     this.strict = h('input', { type: 'checkbox', id: `${p}-strict` });
     this.runButton = h('button', { type: 'submit' }, 'Run conformance suite');
     this.cancelButton = h('button', { type: 'button', disabled: true, onclick: () => this.cancel() }, 'Cancel run');
+    this.chosen = h('p', { class: 'status', role: 'status', 'aria-live': 'polite', 'aria-label': 'Checks chosen' });
+    this.checklist = h('div', { class: 'checklist' }, h('p', { role: 'status' }, 'Reading the runner\'s checks…'));
     this.progress = h('progress', { max: '1', value: '0', 'aria-label': 'Conformance progress' });
     this.status = h('p', { class: 'status', role: 'status', 'aria-live': 'polite', 'aria-label': 'Conformance status' });
     this.errorArea = h('div', { hidden: true });
@@ -382,14 +404,85 @@ class Conformance {
       h('caption', {}, 'Conformance report'),
       h('thead', {}, h('tr', {}, ['Check', 'Level', 'Section', 'Status', 'Reason', 'ms'].map((x) => h('th', { scope: 'col' }, x)))),
       this.rows);
+    const tick = (on) => this.tickMatching(on);
     panel.append(
       h('form', { 'aria-label': 'Conformance run', onsubmit: (e) => { e.preventDefault(); this.run(); } },
-        h('div', { class: 'row' },
-          field(`${p}-only`, 'Only checks', this.only, 'Comma-separated ids or prefixes; blank runs all.'),
-          field(`${p}-skip`, 'Skip checks', this.skip, 'Comma-separated ids or prefixes.')),
+        h('fieldset', { class: 'choose' }, h('legend', {}, 'Checks to run'),
+          h('div', { class: 'actions' },
+            h('button', { type: 'button', onclick: () => this.tickAll(true) }, 'Select all'),
+            h('button', { type: 'button', onclick: () => this.tickAll(false) }, 'Select none')),
+          h('div', { class: 'row' },
+            field(`${p}-pattern`, 'Checks by pattern', this.pattern, 'Ids or prefixes (3.stream selects every 3.stream check), comma-separated, as the CLI\'s --only and --skip take them.'),
+            h('div', { class: 'actions' },
+              h('button', { type: 'button', onclick: () => tick(true) }, 'Tick matching'),
+              h('button', { type: 'button', onclick: () => tick(false) }, 'Untick matching'))),
+          this.chosen,
+          this.checklist),
         h('div', { class: 'check' }, this.strict, h('label', { for: this.strict.id }, 'Strict (recommended checks fail the run)')),
         h('div', { class: 'actions' }, this.runButton, this.cancelButton)),
       this.progress, this.status, this.errorArea, this.exports, this.table);
+    this.loadChecks();
+  }
+
+  // The runner's catalogue as a checklist, one group per section of the AEP contract
+  // (the first segment of the ids), every check ticked.
+  async loadChecks() {
+    let checks;
+    try {
+      checks = (await api('GET', '/api/checks', undefined, { what: 'the list of checks' })).checks;
+    } catch (e) {
+      this.checklist.replaceChildren(errorBox(e), h('button', { type: 'button', onclick: () => this.loadChecks() }, 'Read the checks again'));
+      return;
+    }
+    const groups = new Map();
+    for (const check of checks) {
+      const section = check.id.split('.')[0];
+      if (!groups.has(section)) groups.set(section, []);
+      groups.get(section).push(check);
+    }
+    this.boxes = [];
+    const sets = [];
+    for (const [section, list] of groups) {
+      const areas = [...new Set(list.map((c) => c.id.split('.')[1] || c.id))].join(', ');
+      sets.push(h('fieldset', { class: 'section' }, h('legend', {}, `Section ${section}: ${areas} (${list.length})`),
+        h('ul', { class: 'plain checks' }, list.map((check) => {
+          const i = this.boxes.length;
+          const box = h('input', { type: 'checkbox', id: `${this.prefix}-check-${i}`, checked: true, 'aria-describedby': `${this.prefix}-check-${i}-what`, onchange: () => this.count() });
+          this.boxes.push({ id: check.id, box });
+          return h('li', { class: 'check' }, box,
+            h('label', { for: box.id }, h('code', {}, check.id)),
+            h('span', { id: `${this.prefix}-check-${i}-what`, class: 'hint' }, check.description,
+              check.level === 'recommended' ? ' (recommended)' : '', ` · § ${check.section}`));
+        }))));
+    }
+    this.checklist.replaceChildren(...sets);
+    this.count();
+  }
+
+  tickAll(on) {
+    for (const { box } of this.boxes) box.checked = on;
+    this.count();
+  }
+
+  tickMatching(on) {
+    const patterns = this.pattern.value.split(',').map((x) => x.trim()).filter(Boolean);
+    const unknown = patterns.filter((pat) => !this.boxes.some(({ id }) => selects(pat, id)));
+    if (!patterns.length || unknown.length) {
+      this.chosen.textContent = patterns.length ? `No check matches ${unknown.join(', ')}.` : 'Type an id or a prefix first.';
+      this.pattern.setAttribute('aria-invalid', 'true');
+      return;
+    }
+    this.pattern.removeAttribute('aria-invalid');
+    for (const { id, box } of this.boxes) if (patterns.some((pat) => selects(pat, id))) box.checked = on;
+    this.count();
+  }
+
+  ticked() {
+    return this.boxes.filter(({ box }) => box.checked).map(({ id }) => id);
+  }
+
+  count() {
+    this.chosen.textContent = `${this.ticked().length} of ${this.boxes.length} checks chosen.`;
   }
 
   cancel() {
@@ -397,7 +490,11 @@ class Conformance {
   }
 
   async run() {
-    const list = (s) => s.split(',').map((x) => x.trim()).filter(Boolean);
+    const checks = this.ticked();
+    if (!this.boxes.length || !checks.length) {
+      this.status.textContent = this.boxes.length ? 'Choose at least one check to run.' : 'The list of checks is not loaded.';
+      return;
+    }
     this.running = new AbortController();
     this.runButton.disabled = true;
     this.cancelButton.disabled = false;
@@ -410,7 +507,7 @@ class Conformance {
     let report = null;
     let done = 0;
     try {
-      await events(`${this.ws.base}/conformance`, { only: list(this.only.value), skip: list(this.skip.value), strict: this.strict.checked }, {
+      await events(`${this.ws.base}/conformance`, { checks, strict: this.strict.checked }, {
         cancel: this.running.signal,
         idleMs: 90000,
         what: 'conformance run',

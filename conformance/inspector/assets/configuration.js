@@ -1,6 +1,6 @@
 // The configuration screen: option sets, values checked and migrated.
 import { h, field, pretty, table, errorBox } from './dom.js';
-import { api } from './api.js';
+import { Wait, api } from './api.js';
 import { ToolForm, FormOrJson, markIssues } from './forms.js';
 
 // ---- Configuration -------------------------------------------------------------------------
@@ -19,15 +19,25 @@ export class Configuration {
     this.status = h('p', { class: 'status', role: 'status', 'aria-live': 'polite', 'aria-label': 'Configuration status' });
     this.edit = new FormOrJson(p, 'values', this.status);
     this.result = h('div', { role: 'region', 'aria-label': 'Configuration result' });
-    this.listArea = h('div', {}, h('p', { role: 'status' }, 'Reading the option sets…'));
+    this.listArea = h('div');
+    this.listWait = new Wait();
+    // Checking and migrating share the status and the result: one supersedes the other.
+    this.actionWait = new Wait();
     panel.append(this.listArea);
     this.load();
   }
 
+  cancel() {
+    this.listWait.cancel();
+    this.actionWait.cancel();
+  }
+
   async load() {
+    this.listArea.replaceChildren(h('p', { role: 'status' }, 'Reading the option sets…'), this.listWait.button);
     let data;
     try {
-      data = await api('GET', `${this.ws.base}/configuration`, undefined, { what: 'option sets' });
+      data = await this.listWait.run('Cancel reading the option sets',
+        (cancel) => api('GET', `${this.ws.base}/configuration`, undefined, { what: 'the option sets', cancel }));
     } catch (e) {
       if (e.code === 'configuration_not_offered') {
         this.listArea.replaceChildren(h('p', { class: 'empty' }, 'This extension publishes no option set (no aep.configuration capability).'));
@@ -68,7 +78,7 @@ export class Configuration {
       table('Option set versions', ['Option set', 'Version', 'Published digest', 'Digest of the schema as read'], versions),
       h('h3', {}, 'Check and migrate values'),
       h('p', { class: 'hint' }, 'Values are checked by the Inspector against the version\'s schema with the SDK\'s rules (those an AEP SDK extension applies to nativeOptions). Migrations are run by the extension (POST /aep/configuration/migrate).'),
-      form, this.status, this.result);
+      form, this.status, h('div', { class: 'actions' }, this.actionWait.button), this.result);
     this.showSet();
   }
 
@@ -115,7 +125,8 @@ export class Configuration {
     if (!values) return;
     this.status.textContent = `Checking values against ${set.id} ${version.version}…`;
     try {
-      const data = await api('POST', `${this.ws.base}/configuration/validate`, { optionSet: set.id, version: version.version, values }, { what: 'check values' });
+      const data = await this.actionWait.run('Cancel checking values',
+        (cancel) => api('POST', `${this.ws.base}/configuration/validate`, { optionSet: set.id, version: version.version, values }, { what: 'the values check', cancel }));
       if (data.valid) {
         this.status.textContent = `Valid for ${data.optionSet} version ${data.version}${data.deprecated ? ' (deprecated)' : ''}.`;
         this.result.replaceChildren(h('p', {}, h('span', { class: 'badge good' }, 'valid'), ' nativeOptions to send: '),
@@ -126,7 +137,8 @@ export class Configuration {
         this.result.replaceChildren(h('div', { class: 'error-box' }, h('strong', {}, 'The values do not match the schema:'), this.issueList(data.issues)));
       }
     } catch (e) {
-      this.status.textContent = 'The check failed.';
+      if (e.code === 'superseded') return;
+      this.status.textContent = e.code === 'cancelled' ? 'Check cancelled.' : 'The check failed.';
       this.result.replaceChildren(errorBox(e));
     }
   }
@@ -144,8 +156,9 @@ export class Configuration {
     if (!values) return;
     this.status.textContent = `Migrating from ${version.version} to ${target}…`;
     try {
-      const data = await api('POST', `${this.ws.base}/configuration/migrate`,
-        { optionSet: set.id, fromVersion: version.version, toVersion: target, values }, { what: 'migrate values' });
+      const data = await this.actionWait.run('Cancel migrating values',
+        (cancel) => api('POST', `${this.ws.base}/configuration/migrate`,
+          { optionSet: set.id, fromVersion: version.version, toVersion: target, values }, { what: 'the migration', cancel }));
       const parts = [
         h('h4', {}, 'Migrated values'),
         h('pre', { 'aria-label': 'Migrated values' }, pretty(data.options.values)),
@@ -160,7 +173,8 @@ export class Configuration {
       this.result.replaceChildren(...parts);
       this.status.textContent = `Migrated from ${version.version} to ${data.options.version} in ${data.elapsedMs.toFixed(1)} ms.`;
     } catch (e) {
-      this.status.textContent = 'The extension did not migrate the values.';
+      if (e.code === 'superseded') return;
+      this.status.textContent = e.code === 'cancelled' ? 'Migration cancelled.' : 'The extension did not migrate the values.';
       this.result.replaceChildren(errorBox(e));
     }
   }

@@ -39,7 +39,12 @@ export function table(caption, headers, rows) {
     h('tbody', {}, rows.map((row) => h('tr', {}, row.map((cell) => h('td', {}, cell))))));
 }
 
+// A failure as a message (an alert); a cancelled wait as a status, since the user asked
+// for it.
 export function errorBox(error) {
+  if (error.code === 'cancelled') {
+    return h('p', { class: 'cancelled', role: 'status' }, h('span', { class: 'badge muted' }, 'cancelled'), ' ', error.message);
+  }
   const box = h('div', { class: 'error-box', role: 'alert' },
     h('strong', {}, error.code ? `${error.code}: ` : 'Error: '), error.message || String(error));
   if (error.details && error.details.length) {

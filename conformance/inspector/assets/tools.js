@@ -1,7 +1,7 @@
 // The tool explorer: tools resolved AEP -> MCP, calls through generated forms; and each
 // MCP server's resources, templates and prompts.
 import { h, field, pretty, table, errorBox } from './dom.js';
-import { TIMEOUT, api } from './api.js';
+import { TIMEOUT, Wait, api } from './api.js';
 import { ToolForm, FormOrJson } from './forms.js';
 
 // ---- Tools ----------------------------------------------------------------------------------
@@ -20,16 +20,25 @@ export class Tools {
     this.status = h('p', { class: 'status', role: 'status', 'aria-live': 'polite', 'aria-label': 'Tool call status' });
     this.edit = new FormOrJson(p, 'arguments', this.status);
     this.result = h('div', { class: 'tool-result', 'aria-label': 'Tool result', role: 'region' });
-    this.listArea = h('div', {}, h('p', { role: 'status' }, 'Resolving tools through AEP → MCP…'));
+    this.listArea = h('div');
+    this.listWait = new Wait();
     panel.append(this.listArea);
     this.load();
     this.surface = new McpSurface(ws, panel);
   }
 
+  cancel() {
+    this.listWait.cancel();
+    if (this.running) this.running.abort();
+    this.surface.cancel();
+  }
+
   async load() {
+    this.listArea.replaceChildren(h('p', { role: 'status' }, 'Resolving tools through AEP → MCP…'), this.listWait.button);
     let data;
     try {
-      data = await api('GET', `${this.ws.base}/tools`, undefined, { what: 'tools', ms: TIMEOUT.tool });
+      data = await this.listWait.run('Cancel resolving tools',
+        (cancel) => api('GET', `${this.ws.base}/tools`, undefined, { what: 'the tool list', ms: TIMEOUT.tool, cancel }));
     } catch (e) {
       this.listArea.replaceChildren(errorBox(e), h('button', { type: 'button', onclick: () => this.load() }, 'Try again'));
       return;
@@ -160,22 +169,32 @@ function contentBlocks(blocks, what) {
 class McpSurface {
   constructor(ws, panel) {
     this.ws = ws;
-    this.area = h('section', { 'aria-label': 'Resources and prompts' },
-      h('h3', {}, 'Resources and prompts'),
-      h('p', { role: 'status' }, 'Asking each MCP server what it offers…'));
+    // One wait for the list, and one per server for its reads and one for its prompts
+    // (a new read of a server supersedes the one outstanding).
+    this.waits = [new Wait()];
+    this.area = h('section', { 'aria-label': 'Resources and prompts' });
     panel.append(this.area);
     this.load();
   }
 
+  cancel() {
+    for (const wait of this.waits) wait.cancel();
+  }
+
   async load() {
+    const [listWait] = this.waits;
+    this.area.replaceChildren(h('h3', {}, 'Resources and prompts'),
+      h('p', { role: 'status' }, 'Asking each MCP server what it offers…'), listWait.button);
     let data;
     try {
-      data = await api('GET', `${this.ws.base}/mcp`, undefined, { what: 'resources and prompts', ms: TIMEOUT.tool });
+      data = await listWait.run('Cancel asking the MCP servers',
+        (cancel) => api('GET', `${this.ws.base}/mcp`, undefined, { what: 'the MCP servers\' resources and prompts', ms: TIMEOUT.tool, cancel }));
     } catch (e) {
       this.area.replaceChildren(h('h3', {}, 'Resources and prompts'), errorBox(e),
         h('button', { type: 'button', onclick: () => this.load() }, 'Ask again'));
       return;
     }
+    for (const wait of this.waits.splice(1)) wait.cancel();
     const parts = [h('h3', {}, 'Resources and prompts')];
     if (!data.servers.length) parts.push(h('p', { class: 'empty' }, 'The manifest declares no MCP server.'));
     data.servers.forEach((server, i) => parts.push(this.server(server, `${this.ws.id}-mcp-${i}`)));
@@ -190,14 +209,17 @@ class McpSurface {
       return box;
     }
     const result = h('div', { role: 'region', 'aria-label': `Resource result of ${server.id}` });
+    const wait = new Wait();
+    this.waits.push(wait);
     const read = async (uri) => {
-      result.replaceChildren(h('p', { role: 'status' }, `Reading ${uri}…`));
+      result.replaceChildren(h('p', { role: 'status' }, `Reading ${uri}…`), wait.button);
       try {
-        const data = await api('POST', `${this.ws.base}/mcp/resources/read`, { server: server.id, uri }, { what: `read ${uri}`, ms: TIMEOUT.tool });
+        const data = await wait.run(`Cancel reading ${uri}`,
+          (cancel) => api('POST', `${this.ws.base}/mcp/resources/read`, { server: server.id, uri }, { what: `reading ${uri}`, ms: TIMEOUT.tool, cancel }));
         result.replaceChildren(h('p', { class: 'status' }, `Read `, h('code', {}, uri), ` in ${data.durationMs.toFixed(1)} ms: ${data.result.contents.length} content item(s).`),
           ...contentBlocks(data.result.contents, 'Resource contents'));
       } catch (e) {
-        result.replaceChildren(errorBox(e));
+        if (e.code !== 'superseded') result.replaceChildren(errorBox(e));
       }
     };
     if (!server.resources) box.append(h('p', { class: 'empty' }, 'Resources: not offered (the server does not advertise the resources capability).'));
@@ -267,6 +289,8 @@ class McpSurface {
     const details = h('p', { class: 'hint' });
     const fields = h('div');
     const result = h('div', { role: 'region', 'aria-label': `Prompt result of ${server.id}` });
+    const wait = new Wait();
+    this.waits.push(wait);
     let inputs = [];
     const show = () => {
       const prompt = prompts[Number(select.value)];
@@ -299,16 +323,17 @@ class McpSurface {
         }
       }
       if (!ok) return;
-      result.replaceChildren(h('p', { role: 'status' }, `Getting ${prompt.name}…`));
+      result.replaceChildren(h('p', { role: 'status' }, `Getting ${prompt.name}…`), wait.button);
       try {
-        const data = await api('POST', `${this.ws.base}/mcp/prompts/get`, { server: server.id, name: prompt.name, arguments: args }, { what: `get ${prompt.name}`, ms: TIMEOUT.tool });
+        const data = await wait.run(`Cancel getting ${prompt.name}`,
+          (cancel) => api('POST', `${this.ws.base}/mcp/prompts/get`, { server: server.id, name: prompt.name, arguments: args }, { what: `getting prompt ${prompt.name}`, ms: TIMEOUT.tool, cancel }));
         const messages = data.result.messages || [];
         result.replaceChildren(
           h('p', { class: 'status' }, `${prompt.name} answered in ${data.durationMs.toFixed(1)} ms with ${messages.length} message(s)${data.result.description ? `: ${data.result.description}` : '.'}`),
           h('ol', { 'aria-label': 'Prompt messages', class: 'transcript' }, messages.map((m) => h('li', {}, h('strong', {}, `${m.role}: `),
             m.content && m.content.type === 'text' ? h('pre', {}, m.content.text) : h('pre', {}, pretty(m.content))))));
       } catch (e) {
-        result.replaceChildren(errorBox(e));
+        if (e.code !== 'superseded') result.replaceChildren(errorBox(e));
       }
     };
     const form = h('form', { 'aria-label': 'Get a prompt', novalidate: true, onsubmit: (e) => { e.preventDefault(); get(); } },
