@@ -4,15 +4,17 @@
 //   node inspector_browser.mjs CONFIG_JSON
 //
 // CONFIG_JSON: {"inspector": URL, "utilities": URL, "echo": URL, "models": URL, "orders": URL,
-//   "unreachable": URL, "notAep": URL, "html": URL, "invalid": URL, "halfBroken": URL,
-//   "screenshots": DIR}
+//   "slowHealth": URL, "unreachable": URL, "notAep": URL, "html": URL, "invalid": URL,
+//   "halfBroken": URL, "screenshots": DIR}
 // (started by tests/browser.rs). Walks every screen: connect two extensions side by side
 // from the page address, the overview, a streamed chat with its frames and timings (and
 // later in its HTTP trace), a
 // cancelled stream, a stalled stream, option sets (a value refused at its field, a
 // migration), tool calls through generated forms (and a field error), resources (one
-// read from a template's variables) and a prompt with its arguments, the conformance
-// suite, keyboard navigation of the tabs, each bad input, and disconnecting. Writes a
+// read from a template's variables) and a prompt with its arguments, a wait cancelled
+// (the health check of an extension whose health never answers), the conformance suite
+// (all of it, then two checks ticked in its checklist, and the JSON export downloaded),
+// keyboard navigation of the tabs, each bad input, and disconnecting. Writes a
 // screenshot of each screen.
 //
 // stdout: ONE JSON object {"chromium": version, "steps": [{name, ms}], "screenshots": [...]}.
@@ -399,14 +401,74 @@ async function main() {
     await shot(page, 'resources-prompts');
   });
 
+  await step('a wait cancelled: the health check of an extension whose health never answers', async () => {
+    await connectByForm(page, config.slowHealth);
+    const slow = region(page, 'Slow health');
+    const health = slow.getByRole('region', { name: 'Health', exact: true });
+    await expectText(health, 'Checking health…');
+    await slow.getByRole('button', { name: 'Cancel health check' }).click();
+    await expectText(health.getByRole('status'), 'Cancelled: the health check. Nothing more is awaited from the extension.');
+    await expectCount(slow.getByRole('button', { name: 'Cancel health check' }), 0);
+    // The cancel reached the extension: its health request was dropped (before the
+    // disconnect below, and well before the Inspector's own 15 s bound).
+    const deadline = Date.now() + 5000;
+    let dropped = [];
+    while (!dropped.length && Date.now() < deadline) {
+      dropped = await (await fetch(`${config.slowHealth}/_test/dropped`)).json();
+      if (!dropped.length) await new Promise((r) => setTimeout(r, 100));
+    }
+    if (dropped.length !== 1 || !(dropped[0] < 10000)) throw new Error(`the extension saw its health requests dropped after ${JSON.stringify(dropped)} ms`);
+    // The rest of the overview is there, and the raw manifests were not held up.
+    await expectText(slow.getByRole('region', { name: 'Identity' }), 'test.slow-health');
+    await expectText(slow.getByLabel('Raw manifest 2026-08-01', { exact: true }), '"Slow health"');
+    await shot(page, 'cancelled-wait');
+    await page.getByRole('button', { name: 'Disconnect Slow health' }).click();
+    await expectCount(page.getByRole('region', { name: / at http/ }), 3);
+  });
+
   await step('conformance: run the suite and see it pass', async () => {
     await utilities.getByRole('tab', { name: 'Conformance' }).click();
+    await expectText(utilities.getByRole('status', { name: 'Checks chosen' }), /^(\d+) of \1 checks chosen/);
     await utilities.getByRole('button', { name: 'Run conformance suite' }).click();
     await expectText(utilities.getByRole('status', { name: 'Conformance status' }), /^PASS: \d+ passed, 0 failed/, 120_000);
     await expectText(utilities.getByRole('table', { name: 'Conformance report' }), '1.discovery.v1');
     await utilities.getByRole('link', { name: 'Export JUnit' }).waitFor({ timeout: STEP_MS });
     const max = await utilities.getByRole('progressbar', { name: 'Conformance progress' }).getAttribute('max');
     if (!(Number(max) > 10)) throw new Error(`progress max ${max}`);
+  });
+
+  await step('conformance: tick two checks in the list, run exactly those, download the JSON report', async () => {
+    const panel = utilities.getByRole('tabpanel', { name: 'Conformance' });
+    const chosen = panel.getByRole('status', { name: 'Checks chosen' });
+    const all = Number((await expectText(chosen, /^(\d+) of \1 checks chosen/)).split(' ')[0]);
+    await panel.getByRole('button', { name: 'Select none' }).click();
+    await expectText(chosen, `0 of ${all} checks chosen.`);
+    // A pattern ticks what it selects, as the CLI's --only does.
+    await panel.getByLabel('Checks by pattern', { exact: true }).fill('6.tools');
+    await panel.getByRole('button', { name: 'Tick matching', exact: true }).click();
+    await expectText(chosen, `4 of ${all} checks chosen.`);
+    await panel.getByRole('button', { name: 'Untick matching' }).click();
+    await expectText(chosen, `0 of ${all} checks chosen.`);
+    const chosenIds = ['1.health', '5.config.migrate'];
+    await panel.getByRole('group', { name: /^Section 1: discovery, manifest, health/ }).getByLabel('1.health', { exact: true }).check();
+    await panel.getByLabel('5.config.migrate', { exact: true }).check();
+    await expectText(chosen, `2 of ${all} checks chosen.`);
+    await panel.getByRole('button', { name: 'Run conformance suite' }).click();
+    const status = await expectText(panel.getByRole('status', { name: 'Conformance status' }), /^(PASS|FAIL): \d+ passed, \d+ failed, \d+ warned, \d+ skipped/, 60_000);
+    const counted = status.match(/(\d+) passed, (\d+) failed, (\d+) warned, (\d+) skipped/).slice(1).map(Number);
+    if (counted.reduce((a, b) => a + b, 0) !== 2) throw new Error(`the run counted ${status}`);
+    const rows = (await panel.getByRole('table', { name: 'Conformance report' }).getByRole('row').allTextContents()).slice(1);
+    const ran = rows.map((r) => chosenIds.find((id) => r.startsWith(id)) || r);
+    if (JSON.stringify(ran) !== JSON.stringify(chosenIds) || rows.some((r) => r.startsWith('5.config.migrate.errors'))) throw new Error(`the report holds ${rows.join(' | ')}`);
+    const [download] = await Promise.all([
+      page.waitForEvent('download', { timeout: STEP_MS }),
+      panel.getByRole('link', { name: 'Export JSON' }).click(),
+    ]);
+    if (download.suggestedFilename() !== 'aep-conformance.json') throw new Error(`downloaded ${download.suggestedFilename()}`);
+    const report = JSON.parse(fs.readFileSync(await download.path(), 'utf8'));
+    const exported = report.results.map((r) => r.id);
+    if (JSON.stringify(exported) !== JSON.stringify(chosenIds)) throw new Error(`the JSON export holds ${exported.join(', ')}`);
+    if (report.counts.passed + report.counts.failed + report.counts.warned + report.counts.skipped !== 2) throw new Error(`the JSON export counts ${JSON.stringify(report.counts)}`);
     await shot(page, 'conformance');
   });
 

@@ -60,6 +60,7 @@ async fn every_screen_works_in_headless_chromium() {
     let echo = common::echo().await;
     let (models, ended) = fixtures::models().await;
     let orders = fixtures::orders().await;
+    let slow_health = fixtures::slow_health().await;
     let not_aep = fixtures::not_aep().await;
     let html = fixtures::html_error_page().await;
     let invalid = fixtures::invalid_manifest().await;
@@ -72,6 +73,7 @@ async fn every_screen_works_in_headless_chromium() {
         "echo": echo.base_url,
         "models": models.base_url,
         "orders": orders.base_url,
+        "slowHealth": slow_health.base_url,
         "unreachable": fixtures::unreachable_url().await,
         "notAep": not_aep.base_url,
         "html": html.base_url,
@@ -114,6 +116,7 @@ async fn every_screen_works_in_headless_chromium() {
         "nested-tool",
         "connect-anyway",
         "bad-input",
+        "cancelled-wait",
     ] {
         let file = screenshots.join(format!("{name}.png"));
         assert!(

@@ -1,9 +1,10 @@
 //! Fixture servers: a model extension with a slow, a stalling and a thinking provider
-//! (counting how many of its streams were dropped), and servers that are not AEP.
+//! (counting how many of its streams were dropped), an extension whose health never
+//! answers (timing its dropped requests), and servers that are not AEP.
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Duration;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use aep_sdk::config::OptionSetDecl;
 use aep_sdk::prelude::*;
@@ -179,6 +180,51 @@ fn serving(manifest: Value) -> axum::Router {
             async move { axum::Json(manifest) }
         }),
     )
+}
+
+/// How long each dropped request had waited.
+type Waits = Arc<Mutex<Vec<Duration>>>;
+
+/// Records, when dropped, how long since it was made.
+struct Waited(Instant, Waits);
+
+impl Drop for Waited {
+    fn drop(&mut self) {
+        self.1.lock().unwrap().push(self.0.elapsed());
+    }
+}
+
+/// An extension ("Slow health", no contributions, a valid manifest) whose `/aep/health`
+/// never answers. `GET /_test/dropped` (a route of the fixture, not of AEP) answers how
+/// long each health request had waited when it was dropped, in ms: a page's cancel drops
+/// it within seconds, the Inspector's own bound after 15 s.
+pub async fn slow_health() -> TestServer {
+    let waits = Waits::default();
+    let manifest = json!({
+        "protocolVersion": "2026-08-01",
+        "extension": {"id": "test.slow-health", "name": "Slow health", "version": "1.0.0"},
+        "capabilities": {"aep.health": {"version": "1.0", "endpoint": "/aep/health"}},
+        "contributions": {"modelProviders": [], "tools": []}
+    });
+    let health = {
+        let waits = waits.clone();
+        move || {
+            let waited = Waited(Instant::now(), waits.clone());
+            async move {
+                tokio::time::sleep(Duration::from_secs(3600)).await;
+                drop(waited);
+                axum::Json(json!({"status": "available"}))
+            }
+        }
+    };
+    let dropped = move || {
+        let waited: Vec<u128> = waits.lock().unwrap().iter().map(Duration::as_millis).collect();
+        async move { axum::Json(json!(waited)) }
+    };
+    let router = serving(manifest)
+        .route("/aep/health", get(health))
+        .route("/_test/dropped", get(dropped));
+    spawn(router).await
 }
 
 /// A port nothing listens on.
