@@ -1,7 +1,7 @@
 // The model playground: a chat or a streamed chat, its messages, native options,
 // frames, timings and usage.
 import { h, field, pretty, table, errorBox, showError } from './dom.js';
-import { TIMEOUT, ApiError, api, events } from './api.js';
+import { TIMEOUT, ApiError, Wait, api, events } from './api.js';
 import { ToolForm, markIssues, clearMarks } from './forms.js';
 
 // ---- Playground ------------------------------------------------------------------------
@@ -34,6 +34,9 @@ export class Playground {
     this.send = h('button', { type: 'submit' }, 'Send');
     this.cancelButton = h('button', { type: 'button', disabled: true, onclick: () => this.cancel() }, 'Cancel');
     this.newChat = h('button', { type: 'button', onclick: () => this.resetMessages() }, 'New conversation');
+    // The lookups that fill the selects (providers, models, option sets), each
+    // cancellable while it is outstanding.
+    this.lookups = { providers: new Wait(), models: new Wait(), sets: new Wait() };
     this.status = h('p', { class: 'status', role: 'status', 'aria-live': 'polite', 'aria-label': 'Chat status' });
     this.errorArea = h('div', { hidden: true });
     this.text = h('pre', { class: 'answer', 'aria-label': 'Response text', tabindex: '0' });
@@ -46,6 +49,7 @@ export class Playground {
       h('div', { class: 'row' },
         field(`${p}-provider`, 'Provider', this.provider),
         field(`${p}-model`, 'Model', this.model)),
+      h('div', { class: 'actions' }, Object.values(this.lookups).map((w) => w.button)),
       this.models,
       field(`${p}-system`, 'System prompt', this.system, 'Optional; sent as the first message.'),
       h('fieldset', { class: 'message-editor' }, h('legend', {}, 'Messages'),
@@ -80,12 +84,15 @@ export class Playground {
 
   async fillProviders() {
     try {
-      const data = await api('GET', `${this.ws.base}/overview`, undefined, { what: 'providers' });
+      const data = await this.lookups.providers.run('Cancel looking up providers',
+        (cancel) => api('GET', `${this.ws.base}/overview`, undefined, { what: 'the providers lookup', cancel }));
       this.providerList = data.manifest.contributions.modelProviders || [];
     } catch (e) {
       showError(this.errorArea, e);
+      this.errorArea.append(h('button', { type: 'button', onclick: () => this.fillProviders() }, 'Look up providers again'));
       return;
     }
+    this.errorArea.hidden = true;
     if (!this.providerList.length) {
       this.status.textContent = 'This extension has no model provider.';
       this.send.disabled = true;
@@ -143,9 +150,11 @@ export class Playground {
   // ---- native options (the provider's option sets)
   async loadOptionSets() {
     try {
-      const data = await api('GET', `${this.ws.base}/configuration`, undefined, { what: 'option sets' });
+      const data = await this.lookups.sets.run('Cancel looking up option sets',
+        (cancel) => api('GET', `${this.ws.base}/configuration`, undefined, { what: 'the option sets lookup', cancel }));
       this.optionSets = data.optionSets || [];
     } catch (e) {
+      if (e.code === 'superseded') return;
       this.optionSets = [];
       if (e.code !== 'configuration_not_offered') this.nativeArea.replaceChildren(errorBox(e));
     }
@@ -205,8 +214,13 @@ export class Playground {
     if (!provider) return;
     let models = provider.models || [];
     try {
-      models = await api('GET', `${this.ws.base}/providers/${encodeURIComponent(provider.id)}/models`, undefined, { what: 'models' });
-    } catch { /* fall back to the manifest's list */ }
+      models = await this.lookups.models.run(`Cancel looking up models of ${provider.id}`,
+        (cancel) => api('GET', `${this.ws.base}/providers/${encodeURIComponent(provider.id)}/models`, undefined, { what: 'models', cancel }));
+    } catch (e) {
+      if (e.code === 'superseded') return;
+      // Fall back to the manifest's list.
+      if (e.code === 'cancelled') this.status.textContent = `Cancelled: the models lookup of ${provider.id}; the manifest's list is offered.`;
+    }
     this.models.replaceChildren(...models.map((m) => h('option', { value: m.id }, m.displayName || m.id)));
     if (models.length && !this.model.value) this.model.value = models[0].id;
   }
