@@ -10,14 +10,16 @@
 //! Accepted origins get CORS headers (tower-http's [`CorsLayer`]) and their preflights
 //! are answered before authentication, since browsers send no credentials with them.
 
+use std::convert::Infallible;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 use std::time::Duration;
 
-use axum::Router;
 use axum::extract::Request;
 use axum::response::{IntoResponse, Response};
+use futures::future::{Either, Ready, ready};
 use http::{HeaderName, HeaderValue, Method, StatusCode, header};
-use tower::ServiceExt;
+use tower::Layer;
 use tower_http::cors::{AllowHeaders, AllowOrigin, CorsLayer};
 
 use crate::AepError;
@@ -133,6 +135,7 @@ pub(crate) struct OriginPolicy {
     allowed: Vec<Allowed>,
     local_origins: bool,
     mcp_paths: Vec<String>,
+    cors: CorsLayer,
 }
 
 impl OriginPolicy {
@@ -152,6 +155,7 @@ impl OriginPolicy {
             allowed,
             local_origins: access.local_origins,
             mcp_paths,
+            cors: cors(),
         }
     }
 
@@ -170,29 +174,10 @@ impl OriginPolicy {
         self.mcp_paths.iter().any(|p| p == path)
     }
 
-    /// The guard in front of `router`: CORS for accepted origins, 403 for the others.
-    pub(crate) fn guard(self, router: Router) -> Guard {
-        let policy = Arc::new(self);
-        // Only requests the guard admitted reach this layer: the origin is already
-        // checked, so it is echoed rather than parsed and matched a second time.
-        let cors = CorsLayer::new()
-            .allow_origin(AllowOrigin::mirror_request())
-            .allow_methods([Method::GET, Method::POST, Method::DELETE, Method::OPTIONS])
-            // The origin is vetted: let it send what it asks for (`content-type`,
-            // `authorization`, `mcp-protocol-version`, `mcp-session-id`, `last-event-id`,
-            // and the 2026-07-28 revision's `mcp-method`, `mcp-name`, `mcp-param-*`).
-            .allow_headers(AllowHeaders::mirror_request())
-            .expose_headers([
-                HeaderName::from_static("mcp-session-id"),
-                HeaderName::from_static("mcp-protocol-version"),
-            ])
-            .max_age(Duration::from_secs(600));
-        // CorsLayer treats every OPTIONS as a preflight; only browser requests (those with
-        // an `Origin`) go through it, so other OPTIONS still get the router's 405.
-        Guard {
-            policy,
-            with_cors: router.clone().layer(cors),
-            plain: router,
+    /// The guard as a layer: CORS for accepted origins, 403 for the others.
+    pub(crate) fn layer(self) -> OriginLayer {
+        OriginLayer {
+            policy: Arc::new(self),
         }
     }
 }
@@ -209,33 +194,83 @@ fn host_is_loopback(host: &HeaderValue) -> bool {
     is_loopback_name(&name.to_ascii_lowercase())
 }
 
-/// The router behind the origin rule. The serve loop calls [`Guard::handle`] directly;
-/// [`Guard::into_router`] makes it a `Router` for those who mount it themselves.
+/// The origin rule as a tower layer. It is part of the one middleware stack the router
+/// puts around each route (so a request pays for one boxed route, not one per layer);
+/// the router also layers its fallbacks, so unknown paths and wrong methods are guarded
+/// too.
 #[derive(Clone)]
-pub(crate) struct Guard {
+pub(crate) struct OriginLayer {
     policy: Arc<OriginPolicy>,
-    with_cors: Router,
-    plain: Router,
 }
 
-impl Guard {
-    /// As a `Router`: the guard is the fallback of an empty router, so it runs before
-    /// routing (a layer on the router would run after it, once per route).
-    pub(crate) fn into_router(self) -> Router {
-        let service = tower::service_fn(move |request: Request| {
-            let guard = self.clone();
-            async move { Ok::<_, std::convert::Infallible>(guard.handle(request).await) }
-        });
-        Router::new().fallback_service(service)
+impl<S> tower::Layer<S> for OriginLayer {
+    type Service = Guarded<S>;
+
+    fn layer(&self, inner: S) -> Guarded<S> {
+        Guarded {
+            policy: self.policy.clone(),
+            inner,
+        }
+    }
+}
+
+/// Only requests the guard admitted reach the CORS layer: the origin is already checked,
+/// so it is echoed rather than parsed and matched a second time.
+fn cors() -> CorsLayer {
+    CorsLayer::new()
+        .allow_origin(AllowOrigin::mirror_request())
+        .allow_methods([Method::GET, Method::POST, Method::DELETE, Method::OPTIONS])
+        // The origin is vetted: let it send what it asks for (`content-type`,
+        // `authorization`, `mcp-protocol-version`, `mcp-session-id`, `last-event-id`,
+        // and the 2026-07-28 revision's `mcp-method`, `mcp-name`, `mcp-param-*`).
+        .allow_headers(AllowHeaders::mirror_request())
+        .expose_headers([
+            HeaderName::from_static("mcp-session-id"),
+            HeaderName::from_static("mcp-protocol-version"),
+        ])
+        .max_age(Duration::from_secs(600))
+}
+
+/// A route behind the origin rule. CorsLayer treats every OPTIONS as a preflight, so
+/// only browser requests (those with an `Origin`) go through it; other OPTIONS still get
+/// the router's 405.
+#[derive(Clone)]
+pub(crate) struct Guarded<S> {
+    policy: Arc<OriginPolicy>,
+    inner: S,
+}
+
+type CorsFuture<F> = tower_http::cors::ResponseFuture<F>;
+
+impl<S> tower::Service<Request> for Guarded<S>
+where
+    S: tower::Service<Request, Response = Response, Error = Infallible>,
+{
+    type Response = Response;
+    type Error = Infallible;
+    type Future = Either<Either<S::Future, CorsFuture<S::Future>>, Ready<Result<Response, Infallible>>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        self.inner.poll_ready(cx)
     }
 
-    pub(crate) async fn handle(self, request: Request) -> Response {
+    fn call(&mut self, request: Request) -> Self::Future {
         let Some(origin) = request.headers().get(header::ORIGIN) else {
-            return serve(self.plain, request).await;
+            return Either::Left(Either::Left(self.inner.call(request)));
         };
         if self.policy.admits(origin, request.headers().get(header::HOST)) {
-            return serve(self.with_cors, request).await;
+            // Made per browser request: a route is cloned for every request, and a
+            // `Cors` service would be cloned with it (its configuration allocates).
+            let mut with_cors = self.policy.cors.layer(&mut self.inner);
+            return Either::Left(Either::Right(with_cors.call(request)));
         }
+        Either::Right(ready(Ok(self.policy.refuse(origin, request.uri().path()))))
+    }
+}
+
+impl OriginPolicy {
+    /// The 403 for a browser origin that is not accepted.
+    fn refuse(&self, origin: &HeaderValue, path: &str) -> Response {
         let shown = String::from_utf8_lossy(origin.as_bytes())
             .chars()
             .take(100)
@@ -244,7 +279,7 @@ impl Guard {
         let message = format!(
             "browser origin '{shown}' is not allowed; list it with --allowed-origin (AEP_ALLOWED_ORIGINS)"
         );
-        if self.policy.is_mcp(request.uri().path()) {
+        if self.is_mcp(path) {
             let body = serde_json::json!({
                 "jsonrpc": "2.0",
                 "id": null,
@@ -253,13 +288,6 @@ impl Guard {
             return (StatusCode::FORBIDDEN, axum::Json(body)).into_response();
         }
         AepError::new(StatusCode::FORBIDDEN, codes::ORIGIN_NOT_ALLOWED, message).into_response()
-    }
-}
-
-async fn serve(router: Router, request: Request) -> Response {
-    match router.oneshot(request).await {
-        Ok(response) => response,
-        Err(never) => match never {},
     }
 }
 

@@ -62,8 +62,11 @@ pub(crate) async fn read(
     declared: Option<u64>,
     limits: BodyLimits,
 ) -> Result<Bytes, AepError> {
+    // The slow paths (a timer, draining) are boxed: inline, their state would make this
+    // future, and every future that awaits it, several times larger, and futures are
+    // moved (copied) by each layer that wraps them.
     if declared.is_some_and(|n| n > limits.max_bytes as u64) {
-        drain(body).await;
+        Box::pin(drain(body)).await;
         return Err(too_large());
     }
     // The timer is only armed when a piece is not already there: a small body that came
@@ -78,7 +81,7 @@ pub(crate) async fn read(
         let next = match futures::FutureExt::now_or_never(body.frame()) {
             Some(frame) => Ok(frame),
             None if *timed.get_or_insert_with(|| tokio::runtime::Handle::try_current().is_ok()) => {
-                tokio::time::timeout(limits.read_timeout, body.frame()).await
+                Box::pin(tokio::time::timeout(limits.read_timeout, body.frame())).await
             }
             None => Ok(body.frame().await),
         };
@@ -95,7 +98,7 @@ pub(crate) async fn read(
         let Ok(data) = frame.into_data() else { continue };
         total += data.len();
         if total > limits.max_bytes {
-            drain(body).await;
+            Box::pin(drain(body)).await;
             return Err(too_large());
         }
         match first.take() {

@@ -8,7 +8,6 @@ use axum::Router;
 use bytes::Bytes;
 use tokio_util::sync::CancellationToken;
 use tower_http::catch_panic::CatchPanicLayer;
-use tower_http::trace::TraceLayer;
 
 use super::access::{McpAccess, OriginPolicy};
 use super::auth::{self, BearerAuth};
@@ -109,11 +108,6 @@ impl Extension {
     /// [`McpAccess`]), and authentication when configured; unknown routes and wrong
     /// methods answer AEP errors.
     pub fn router(&self) -> Router {
-        self.guarded().into_router()
-    }
-
-    /// The routes with their layers, before the origin guard.
-    fn inner_router(&self) -> Router {
         let settings = &self.settings;
         // Capability and user routes: `AepJson` finds the limits in the extensions, and
         // their code runs under a panic guard (the built-in routes guard their own calls).
@@ -142,42 +136,34 @@ impl Extension {
                 timing,
             ));
         }
-        let mut router = router
+        let router = router
             .fallback(routes::not_found)
             .method_not_allowed_fallback(routes::method_not_allowed);
-        if let Some(auth) = &settings.auth {
-            router = router.layer(axum::middleware::from_fn_with_state(auth.clone(), auth::require));
-        }
-        if let Some(metrics) = &self.metrics {
-            // Outside authentication, so refused credentials are counted too.
-            router = router.layer(metrics::RecordRequests(metrics.clone()));
-        }
-        router
-    }
-
-    /// The router behind its origin guard: what [`Extension::router`] returns as a
-    /// `Router`, and what the serve loop calls directly (one dispatch less per request).
-    pub(crate) fn guarded(&self) -> super::access::Guard {
-        let router = self.inner_router();
-        self.guard_router(router)
-    }
-
-    fn guard_router(&self, router: Router) -> super::access::Guard {
-        // The default span records method, URI and version, never headers or bodies.
         // HTTP server spans continuing the caller's trace: only when they are exported.
         #[cfg(feature = "otel")]
-        let router = if crate::telemetry::enabled() {
-            router.layer(axum::middleware::from_fn(
-                crate::telemetry::http_server::server_span,
-            ))
-        } else {
-            router
-        };
-        let router = router.layer(TraceLayer::new_for_http());
-        // Outside authentication: preflights carry no credentials, and a foreign origin is
-        // refused before anything else looks at the request.
+        let server_span = crate::telemetry::enabled()
+            .then(|| axum::middleware::from_fn(crate::telemetry::http_server::server_span));
+        #[cfg(not(feature = "otel"))]
+        let server_span: Option<tower::layer::util::Identity> = None;
         let mcp_paths = self.mcp.iter().map(|m| m.path.clone()).collect();
-        OriginPolicy::new(&self.settings.mcp_access, mcp_paths).guard(router)
+        // One stack, outermost first, put around each route (and the fallbacks) in one
+        // go: each `Router::layer` boxes every route once more, and a request pays for
+        // each box. The request span records method, URI and version, never headers
+        // or bodies. The origin rule comes before anything else looks at the
+        // request (preflights carry no credentials); metrics sit outside
+        // authentication, so refused credentials are counted too.
+        let stack = tower::ServiceBuilder::new()
+            .layer(super::request_span::RequestSpanLayer)
+            .layer(OriginPolicy::new(&settings.mcp_access, mcp_paths).layer())
+            .option_layer(server_span)
+            .option_layer(self.metrics.clone().map(metrics::RecordRequests))
+            .option_layer(
+                settings
+                    .auth
+                    .clone()
+                    .map(|auth| axum::middleware::from_fn_with_state(auth, auth::require)),
+            );
+        router.layer(stack)
     }
 
     /// How many `/chat/stream` answers are open right now (a leak check: it returns to

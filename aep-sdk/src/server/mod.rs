@@ -35,6 +35,7 @@ mod extract;
 mod mcp;
 mod metrics;
 mod provider;
+mod request_span;
 mod routes;
 mod serve;
 pub mod sse;

@@ -52,9 +52,13 @@ pub(crate) struct Shared {
 
 impl Shared {
     fn provider(&self, id: &str) -> Result<&Registered, AepError> {
+        self.index_of(id).map(|index| &self.providers[index])
+    }
+
+    fn index_of(&self, id: &str) -> Result<usize, AepError> {
         self.providers
             .iter()
-            .find(|p| p.descriptor.id.eq_ignore_ascii_case(id))
+            .position(|p| p.descriptor.id.eq_ignore_ascii_case(id))
             .ok_or_else(|| AepError::unknown_provider(id))
     }
 
@@ -63,7 +67,8 @@ impl Shared {
         &self,
         request: &ChatRequest,
         registered: &Registered,
-        parts: http::request::Parts,
+        headers: http::HeaderMap,
+        caller: Option<Caller>,
         cancellation: CancellationToken,
     ) -> Result<RequestContext, AepError> {
         if request.model.trim().is_empty() {
@@ -77,8 +82,8 @@ impl Shared {
         }
         let mut ctx = RequestContext {
             cancellation,
-            caller: parts.extensions.get::<Caller>().cloned(),
-            headers: parts.headers,
+            caller,
+            headers,
             descriptor: registered.descriptor.clone(),
             extensions: http::Extensions::new(),
         };
@@ -101,6 +106,36 @@ pub(crate) fn router(shared: Arc<Shared>, metrics: Option<Arc<Metrics>>) -> Rout
         );
     }
     let base = paths::MODEL_PROVIDERS;
+    let chat_template = format!("{base}/{{id}}/chat");
+    let stream_template = format!("{base}/{{id}}/chat/stream");
+    // Each provider's chat routes by their literal path: no path parameter to capture,
+    // decode and look up on the hot path. The `{id}` routes below take the other
+    // spellings (ids match case-insensitively) and unknown ids; metrics label both with
+    // the template.
+    for (index, registered) in shared.providers.iter().enumerate() {
+        let id = &registered.descriptor.id;
+        if !id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-._~".contains(&b))
+        {
+            continue;
+        }
+        let (chat_path, stream_path) = (format!("{base}/{id}/chat"), format!("{base}/{id}/chat/stream"));
+        if let Some(metrics) = &metrics {
+            metrics.alias_route(&chat_path, &chat_template);
+            metrics.alias_route(&stream_path, &stream_template);
+        }
+        let (m, sm) = (metrics.clone(), metrics.clone());
+        router = router
+            .route(
+                &chat_path,
+                post(move |s: AppState, r: Request| chat(s.0, index, r, m.clone())),
+            )
+            .route(
+                &stream_path,
+                post(move |s: AppState, r: Request| chat_stream(s.0, index, r, sm.clone())),
+            );
+    }
     let stream_metrics = metrics.clone();
     router
         .route(paths::HEALTH, get(health))
@@ -108,12 +143,24 @@ pub(crate) fn router(shared: Arc<Shared>, metrics: Option<Arc<Metrics>>) -> Rout
         .route(&format!("{base}/{{id}}/health"), get(provider_health))
         .route(&format!("{base}/{{id}}/models"), get(models))
         .route(
-            &format!("{base}/{{id}}/chat"),
-            post(move |s: AppState, id: AepPath, r: Request| chat(s, id, r, metrics.clone())),
+            &chat_template,
+            post(move |s: AppState, AepPath(id): AepPath, r: Request| {
+                let metrics = metrics.clone();
+                async move {
+                    let index = s.index_of(&id)?;
+                    chat(s.0, index, r, metrics).await
+                }
+            }),
         )
         .route(
-            &format!("{base}/{{id}}/chat/stream"),
-            post(move |s: AppState, id: AepPath, r: Request| chat_stream(s, id, r, stream_metrics.clone())),
+            &stream_template,
+            post(move |s: AppState, AepPath(id): AepPath, r: Request| {
+                let metrics = stream_metrics.clone();
+                async move {
+                    let index = s.index_of(&id)?;
+                    chat_stream(s.0, index, r, metrics).await
+                }
+            }),
         )
         .with_state(shared)
 }
@@ -192,15 +239,18 @@ async fn models(
 /// The provider, its context (cancelled when the returned guard drops) and the request.
 async fn open_chat(
     shared: &Shared,
-    id: &str,
+    index: usize,
     request: Request,
 ) -> Result<(Registered, RequestContext, ChatRequest, DropGuard), AepError> {
-    let registered = shared.provider(id)?.clone();
+    let registered = shared.providers[index].clone();
     let (parts, body) = request.into_parts();
-    let chat: ChatRequest = json_body(&parts.headers, body, shared.limits).await?;
+    // Only what the context needs is kept across the read, not the whole head.
+    let caller = parts.extensions.get::<Caller>().cloned();
+    let headers = parts.headers;
+    let chat: ChatRequest = json_body(&headers, body, shared.limits).await?;
     let cancellation = CancellationToken::new();
     let guard = cancellation.clone().drop_guard();
-    let ctx = shared.prepare(&chat, &registered, parts, cancellation)?;
+    let ctx = shared.prepare(&chat, &registered, headers, caller, cancellation)?;
     Ok((registered, ctx, chat, guard))
 }
 
@@ -215,18 +265,20 @@ fn timer(
 }
 
 async fn chat(
-    State(shared): AppState,
-    AepPath(id): AepPath,
+    shared: Arc<Shared>,
+    index: usize,
     request: Request,
     metrics: Option<Arc<Metrics>>,
 ) -> Result<Response, AepError> {
     let start = Instant::now();
     // The guard lives as long as this future: a client that goes away cancels the provider.
-    let (registered, ctx, chat, _guard) = open_chat(&shared, &id, request).await?;
+    let (registered, ctx, chat, _guard) = open_chat(&shared, index, request).await?;
     // Records the duration when this future ends, answered or dropped.
     let mut timer = timer(metrics, &registered, &chat, start);
+    // The traced path is boxed: its state would otherwise enlarge this future, which
+    // each layer around the route moves.
     let response = if crate::telemetry::enabled() {
-        traced_chat(registered, chat, ctx).await?
+        Box::pin(traced_chat(registered, chat, ctx)).await?
     } else {
         guarded(registered.provider.chat(chat, ctx)).await?
     };
@@ -237,16 +289,16 @@ async fn chat(
 }
 
 async fn chat_stream(
-    State(shared): AppState,
-    AepPath(id): AepPath,
+    shared: Arc<Shared>,
+    index: usize,
     request: Request,
     metrics: Option<Arc<Metrics>>,
 ) -> Result<Response, AepError> {
     let start = Instant::now();
-    let (registered, ctx, chat, guard) = open_chat(&shared, &id, request).await?;
+    let (registered, ctx, chat, guard) = open_chat(&shared, index, request).await?;
     let timer = timer(metrics, &registered, &chat, start);
     let stream = if crate::telemetry::enabled() {
-        traced_stream(&registered, chat, ctx).await?
+        Box::pin(traced_stream(&registered, chat, ctx)).await?
     } else {
         guarded(registered.provider.chat_stream(chat, ctx)).await?
     };

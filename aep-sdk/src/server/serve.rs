@@ -251,7 +251,7 @@ impl Extension {
         if !listener.local_addr()?.ip().is_loopback() {
             this.settings.mcp_access.local_origins = false;
         }
-        let guarded = this.guarded();
+        let router = this.router();
         let graceful = GracefulShutdown::new();
         let mut builder = auto::Builder::new(TokioExecutor::new());
         builder
@@ -278,7 +278,7 @@ impl Extension {
             let _ = stream.set_nodelay(true);
             let watcher = graceful.watcher();
             let builder = builder.clone();
-            let guarded = guarded.clone();
+            let router = router.clone();
             let first_byte = limits.header_read_timeout;
             tokio::spawn(async move {
                 // hyper's header timer starts with the first byte; bound the wait for it too,
@@ -291,8 +291,8 @@ impl Extension {
                     return;
                 }
                 let service = hyper::service::service_fn(move |request: http::Request<Incoming>| {
-                    let guarded = guarded.clone();
-                    async move { Ok::<_, std::convert::Infallible>(guarded.handle(request.map(Body::new)).await) }
+                    // `Router` is always ready: `call` without `poll_ready` is allowed.
+                    tower::Service::call(&mut router.clone(), request.map(Body::new))
                 });
                 let connection = builder.serve_connection_with_upgrades(TokioIo::new(stream), service);
                 if let Err(error) = watcher.watch(connection.into_owned()).await {

@@ -16,13 +16,30 @@ use super::conventions::method_label;
 #[derive(Clone)]
 pub(crate) struct ServerSpan(pub(crate) tracing::Span);
 
+/// The template of a matched route. A provider's chat routes are also registered by
+/// their literal path (`/aep/model-providers/echo/chat`, cheaper to route); they are
+/// named by the template like every other route.
+fn route_template(matched: &str) -> String {
+    let base = crate::protocol::paths::MODEL_PROVIDERS;
+    if let Some((id, rest)) = matched
+        .strip_prefix(base)
+        .and_then(|p| p.strip_prefix('/'))
+        .and_then(|p| p.split_once('/'))
+        && id != "{id}"
+        && matches!(rest, "chat" | "chat/stream")
+    {
+        return format!("{base}/{{id}}/{rest}");
+    }
+    matched.to_owned()
+}
+
 /// The router layer; see the module.
 pub(crate) async fn server_span(mut request: Request, next: Next) -> Response {
     let method = method_label(request.method());
     let route = request
         .extensions()
         .get::<MatchedPath>()
-        .map(|p| p.as_str().to_owned());
+        .map(|p| route_template(p.as_str()));
     let name = match &route {
         Some(route) => format!("{method} {route}"),
         None => method.to_owned(),
@@ -51,4 +68,29 @@ pub(crate) async fn server_span(mut request: Request, next: Next) -> Response {
         span.record("error.type", status.as_str());
     }
     response
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn literal_chat_routes_are_named_by_their_template() {
+        let template = super::route_template;
+        assert_eq!(
+            template("/aep/model-providers/echo/chat"),
+            "/aep/model-providers/{id}/chat"
+        );
+        assert_eq!(
+            template("/aep/model-providers/echo/chat/stream"),
+            "/aep/model-providers/{id}/chat/stream"
+        );
+        assert_eq!(
+            template("/aep/model-providers/{id}/chat"),
+            "/aep/model-providers/{id}/chat"
+        );
+        assert_eq!(
+            template("/aep/model-providers/{id}/health"),
+            "/aep/model-providers/{id}/health"
+        );
+        assert_eq!(template("/mcp"), "/mcp");
+    }
 }

@@ -62,6 +62,16 @@ impl Bounded {
         }
     }
 
+    /// Makes `key` read as `value`'s label (a literal route as its template). Counts
+    /// towards the limit like any value.
+    pub(crate) fn alias(&self, key: &str, value: &str) {
+        let label = self.get(value);
+        let mut values = self.values.write().unwrap_or_else(|e| e.into_inner());
+        if values.len() < self.limit {
+            values.insert(key.into(), label);
+        }
+    }
+
     /// The label for `value`: itself while fewer than `limit` values were seen (or it is
     /// one of them), else [`OTHER`].
     pub(crate) fn get(&self, value: &str) -> Label {

@@ -38,6 +38,7 @@ mod http;
 mod mcp;
 #[cfg(feature = "otel")]
 mod otel;
+mod series;
 
 use std::sync::Arc;
 
@@ -56,6 +57,7 @@ use bounded::{Bounded, Label};
 pub(crate) use chat::ChatTimer;
 pub(crate) use http::RecordRequests;
 pub(crate) use mcp::timing as mcp_timing;
+use series::{Keyed, Series, ptr, static_ptr};
 
 /// How many distinct `gen_ai_request_model` values are kept before the rest count as
 /// `other`.
@@ -80,6 +82,26 @@ struct HttpLabels {
 struct ChatLabels {
     gen_ai_provider_name: Label,
     gen_ai_request_model: Label,
+}
+
+impl Keyed for HttpLabels {
+    fn key(&self) -> [usize; 3] {
+        [
+            static_ptr(self.http_request_method),
+            ptr(&self.http_route),
+            usize::from(self.http_response_status_code),
+        ]
+    }
+}
+
+impl Keyed for ChatLabels {
+    fn key(&self) -> [usize; 3] {
+        [
+            ptr(&self.gen_ai_provider_name),
+            ptr(&self.gen_ai_request_model),
+            0,
+        ]
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash, EncodeLabelSet)]
@@ -170,10 +192,10 @@ fn mcp_buckets() -> Histogram {
 /// The instruments of one extension.
 pub(crate) struct Metrics {
     registry: Registry,
-    http: Histograms<HttpLabels>,
-    chat_duration: Histograms<ChatLabels>,
-    first_token: Histograms<ChatLabels>,
-    per_output_token: Histograms<ChatLabels>,
+    http: Series<HttpLabels>,
+    chat_duration: Series<ChatLabels>,
+    first_token: Series<ChatLabels>,
+    per_output_token: Series<ChatLabels>,
     tokens: Histograms<TokenLabels>,
     errors: Family<ErrorLabels, Counter>,
     mcp: Histograms<McpLabels>,
@@ -199,10 +221,10 @@ impl Metrics {
     /// The instruments, registered; `stream_count` tells how many streams are open.
     pub(crate) fn new(stream_count: impl Fn() -> usize + Send + Sync + 'static) -> Self {
         let mut registry = Registry::default();
-        let http: Histograms<HttpLabels> = Family::new_with_constructor(http_buckets);
-        let chat_duration: Histograms<ChatLabels> = Family::new_with_constructor(request_buckets);
-        let first_token: Histograms<ChatLabels> = Family::new_with_constructor(first_token_buckets);
-        let per_output_token: Histograms<ChatLabels> = Family::new_with_constructor(per_token_buckets);
+        let http: Series<HttpLabels> = Series::new(http_buckets);
+        let chat_duration: Series<ChatLabels> = Series::new(request_buckets);
+        let first_token: Series<ChatLabels> = Series::new(first_token_buckets);
+        let per_output_token: Series<ChatLabels> = Series::new(per_token_buckets);
         let tokens: Histograms<TokenLabels> = Family::new_with_constructor(token_buckets);
         let errors = Family::<ErrorLabels, Counter>::default();
         let mcp: Histograms<McpLabels> = Family::new_with_constructor(mcp_buckets);
@@ -210,22 +232,22 @@ impl Metrics {
         registry.register(
             "http_server_request_duration_seconds",
             "Duration of HTTP server requests, until the response head",
-            http.clone(),
+            http.family(),
         );
         registry.register(
             "gen_ai_server_request_duration_seconds",
             "Duration of chat requests, until the last update of a stream",
-            chat_duration.clone(),
+            chat_duration.family(),
         );
         registry.register(
             "gen_ai_server_time_to_first_token_seconds",
             "Time from a streamed chat request to its first update",
-            first_token.clone(),
+            first_token.family(),
         );
         registry.register(
             "gen_ai_server_time_per_output_token_seconds",
             "Time per output token after the first, of streams that ended normally",
-            per_output_token.clone(),
+            per_output_token.family(),
         );
         registry.register(
             "gen_ai_client_token_usage",
@@ -267,6 +289,12 @@ impl Metrics {
             models: Bounded::new(MODEL_LABELS),
             unmatched: Label::new("unmatched"),
         }
+    }
+
+    /// Requests to the route `path` are labelled `template` (a provider's literal chat
+    /// route as `/aep/model-providers/{id}/chat`).
+    pub(crate) fn alias_route(&self, path: &str, template: &str) {
+        self.routes.alias(path, template);
     }
 
     /// Counts one AEP error; `code` is already bounded (a spec code or `other`).
