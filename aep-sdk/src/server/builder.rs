@@ -163,7 +163,9 @@ impl Extension {
                     .clone()
                     .map(|auth| axum::middleware::from_fn_with_state(auth, auth::require)),
             );
-        router.layer(stack)
+        // `with_state` turns every handler (the fallbacks among them) into its final,
+        // layered route now; left as it is, axum would do that again on every request.
+        router.layer(stack).with_state(())
     }
 
     /// How many `/chat/stream` answers are open right now (a leak check: it returns to
