@@ -4,6 +4,12 @@
 use std::os::unix::fs::PermissionsExt;
 use std::path::PathBuf;
 use std::process::Command;
+use std::sync::Mutex;
+
+/// Held while a test writes an executable and runs it. A child forked by the other test
+/// while this one's copy is still open for writing inherits that descriptor until it
+/// execs, and running the copy then fails with ETXTBSY ("Text file busy"), as seen once.
+static EXEC: Mutex<()> = Mutex::new(());
 
 /// A directory holding a copy of `aep-host` and, if `inspector` is given, an
 /// `aep-inspector` shell script with that body.
@@ -22,6 +28,7 @@ fn install(label: &str, inspector: Option<&str>) -> PathBuf {
 
 #[test]
 fn runs_the_inspector_beside_it_with_its_arguments_and_exit_status() {
+    let _serial = EXEC.lock().unwrap_or_else(|e| e.into_inner());
     let dir = install("beside", Some(r#"echo "inspector got: $*"; exit 3"#));
     let output = Command::new(dir.join("aep-host"))
         .args(["inspect", "--listen", "127.0.0.1:0", "http://127.0.0.1:8710"])
@@ -39,6 +46,7 @@ fn runs_the_inspector_beside_it_with_its_arguments_and_exit_status() {
 
 #[test]
 fn without_an_inspector_it_says_how_to_build_one() {
+    let _serial = EXEC.lock().unwrap_or_else(|e| e.into_inner());
     let dir = install("missing", None);
     let output = Command::new(dir.join("aep-host"))
         .arg("inspect")
