@@ -127,7 +127,9 @@ pub async fn serve(router: Router) -> Running {
         .expect("bind loopback");
     let addr = listener.local_addr().expect("bound address");
     let task = tokio::spawn(async move {
-        let _ = axum::serve(listener, router).await;
+        // One route table for every connection: `axum::serve(listener, router)` would
+        // rebuild the SDK's whole table for each connection (`Router::with_state`).
+        let _ = axum::serve(listener, router.into_make_service()).await;
     });
     Running {
         base_url: format!("http://{addr}"),

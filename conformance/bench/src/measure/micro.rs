@@ -11,8 +11,8 @@
 //!   one text update, folded into one answer) through the extension's router, against
 //!   the minimal hand-written axum handler. No sockets: router and handler only.
 //! - `mcp`: one MCP `tools/call` over loopback HTTP, client included, against a bare
-//!   rmcp server with the same tool. The SDK side is served by `serve_listener` (what
-//!   `Extension::serve` runs), the bare server by `axum::serve`.
+//!   rmcp server with the same tool, both served by `axum::serve` with one route table
+//!   for every connection (`into_make_service`).
 
 use std::path::Path;
 use std::process::Command;
@@ -81,27 +81,13 @@ async fn chat(sdk: bool, n: usize) {
 }
 
 async fn mcp(sdk: bool, n: usize) {
-    // The SDK side is served as an extension is (`Extension::serve` runs
-    // `serve_listener`); the baseline by `axum::serve`, as a bare rmcp server is.
-    let (mut _sdk_task, mut _baseline) = (None, None);
-    let base_url = if sdk {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .expect("bind loopback");
-        let base_url = format!("http://{}", listener.local_addr().expect("bound address"));
-        let serving = sdk_extension().serve_listener(
-            listener,
-            std::future::pending(),
-            aep_sdk::server::ConnectionLimits::default(),
-        );
-        _sdk_task = Some(tokio::spawn(serving));
-        base_url
+    // Both served by `axum::serve` with one route table for every connection.
+    let server = if sdk {
+        servers::serve(sdk_extension().router()).await
     } else {
-        let server = servers::baseline().await;
-        let base_url = server.base_url.clone();
-        _baseline = Some(server);
-        base_url
+        servers::baseline().await
     };
+    let base_url = &server.base_url;
     let config = StreamableHttpClientTransportConfig::with_uri(format!("{base_url}/mcp"));
     let client = ClientConfig::default()
         .serve(StreamableHttpClientTransport::from_config(config))
