@@ -125,44 +125,57 @@ pub(crate) fn router(shared: Arc<Shared>, metrics: Option<Arc<Metrics>>) -> Rout
             metrics.alias_route(&chat_path, &chat_template);
             metrics.alias_route(&stream_path, &stream_template);
         }
-        let (m, sm) = (metrics.clone(), metrics.clone());
         router = router
-            .route(
-                &chat_path,
-                post(move |s: AppState, r: Request| chat(s.0, index, r, m.clone())),
-            )
-            .route(
-                &stream_path,
-                post(move |s: AppState, r: Request| chat_stream(s.0, index, r, sm.clone())),
-            );
+            .route(&chat_path, at_provider(chat, index, metrics.clone()))
+            .route(&stream_path, at_provider(chat_stream, index, metrics.clone()));
     }
-    let stream_metrics = metrics.clone();
     router
         .route(paths::HEALTH, get(health))
         .route(base, get(list_providers))
         .route(&format!("{base}/{{id}}/health"), get(provider_health))
         .route(&format!("{base}/{{id}}/models"), get(models))
-        .route(
-            &chat_template,
-            post(move |s: AppState, AepPath(id): AepPath, r: Request| {
-                let metrics = metrics.clone();
-                async move {
-                    let index = s.index_of(&id)?;
-                    chat(s.0, index, r, metrics).await
-                }
-            }),
-        )
-        .route(
-            &stream_template,
-            post(move |s: AppState, AepPath(id): AepPath, r: Request| {
-                let metrics = stream_metrics.clone();
-                async move {
-                    let index = s.index_of(&id)?;
-                    chat_stream(s.0, index, r, metrics).await
-                }
-            }),
-        )
+        .route(&chat_template, by_id(chat, metrics.clone()))
+        .route(&stream_template, by_id(chat_stream, metrics))
         .with_state(shared)
+}
+
+/// `chat` or `chat_stream`: what serves a provider's request.
+trait ChatHandler<Fut>:
+    Fn(Arc<Shared>, usize, Request, Option<Arc<Metrics>>) -> Fut + Clone + Send + Sync + 'static
+{
+}
+
+impl<F, Fut> ChatHandler<Fut> for F where
+    F: Fn(Arc<Shared>, usize, Request, Option<Arc<Metrics>>) -> Fut + Clone + Send + Sync + 'static
+{
+}
+
+type ChatRoute = axum::routing::MethodRouter<Arc<Shared>>;
+
+/// `handler` for the provider at `index`, on its literal path.
+fn at_provider<F, Fut>(handler: F, index: usize, metrics: Option<Arc<Metrics>>) -> ChatRoute
+where
+    F: ChatHandler<Fut>,
+    Fut: Future<Output = Result<Response, AepError>> + Send + 'static,
+{
+    post(move |State(shared): AppState, request: Request| handler(shared, index, request, metrics.clone()))
+}
+
+/// `handler` for the provider the path's `{id}` names (without case).
+fn by_id<F, Fut>(handler: F, metrics: Option<Arc<Metrics>>) -> ChatRoute
+where
+    F: ChatHandler<Fut>,
+    Fut: Future<Output = Result<Response, AepError>> + Send + 'static,
+{
+    post(
+        move |State(shared): AppState, AepPath(id): AepPath, request: Request| {
+            let (handler, metrics) = (handler.clone(), metrics.clone());
+            async move {
+                let index = shared.index_of(&id)?;
+                handler(shared, index, request, metrics).await
+            }
+        },
+    )
 }
 
 fn json_bytes(bytes: Bytes) -> Response {
