@@ -75,8 +75,8 @@ impl McpMount {
                 &route,
                 tower::service_fn(move |request: Request| {
                     let endpoint = endpoint.clone();
-                    // Boxed as it is made: the future (rmcp's is large) is not copied again
-                    // by each wrapper axum puts around a route.
+                    // Boxed as it is made: the future is not copied again by each wrapper
+                    // axum puts around a route.
                     let answer: futures::future::BoxFuture<'static, _> =
                         Box::pin(
                             async move { Ok::<_, std::convert::Infallible>(endpoint.handle(request).await) },
@@ -118,7 +118,8 @@ struct Sessions {
 
 #[derive(Default)]
 struct Ends {
-    tokens: HashMap<String, CancellationToken>,
+    /// foldhash: session ids are looked up on every MCP request.
+    tokens: HashMap<String, CancellationToken, foldhash::fast::RandomState>,
     /// How many were left after the last sweep of sessions that expired unseen.
     after_sweep: usize,
 }
@@ -174,9 +175,9 @@ impl Sessions {
     }
 }
 
-/// One mounted endpoint: rmcp's service and what the mount does around it, in order:
-/// the DELETE status, the session's `SessionEnd` and `ResponseStream`, the body read
-/// first, the timing recorder.
+/// One mounted endpoint: rmcp's service and what the mount does around it: the body read
+/// first, the session's `SessionEnd` and `ResponseStream`, the timing recorder, the
+/// DELETE status.
 struct Endpoint<S, M> {
     service: StreamableHttpService<S, M>,
     sessions: Sessions,
@@ -189,85 +190,100 @@ where
     S: rmcp::ServerHandler + Send + 'static,
     M: SessionManager,
 {
-    /// rmcp answers a session DELETE with 202; MCP clients expect 200 or 204 (the official
-    /// Python SDK logs "Session termination failed: 202" otherwise).
-    async fn handle(&self, request: Request) -> Response {
-        let delete = request.method() == http::Method::DELETE;
-        let mut response = self.session_ends(request).await;
-        if delete && response.status() == http::StatusCode::ACCEPTED {
-            *response.status_mut() = http::StatusCode::OK;
-        }
-        response
-    }
-
-    /// Gives each request of a session its session's `SessionEnd` (rmcp passes the
-    /// request's extensions on to the handler), and trips it when the client deletes the
-    /// session or rmcp no longer knows it (404).
-    async fn session_ends(&self, mut request: Request) -> Response {
-        let sessions = &self.sessions;
-        // A header value is shared, not copied, when cloned.
-        let header = request.headers().get("mcp-session-id").cloned();
-        let Some(id) = header.as_ref().and_then(|v| v.to_str().ok()) else {
-            let response = self.read_body_first(request).await;
-            // An initialize just opened a session: a chance to forget expired ones.
-            if response.headers().contains_key("mcp-session-id") {
-                sessions.sweep().await;
-            }
-            return response;
-        };
+    /// One request, in one flat future: every request of every MCP client goes through
+    /// here, and each nested async fn would add a copy of its state (see `rmcp` below).
+    ///
+    /// - A POST body is read first, under the same limit and body-read timeout as the AEP
+    ///   routes: rmcp answers 500 when reading fails (a malformed chunked body, a client
+    ///   cut off by the timeout); here those are 4xx AEP errors (400, 408, 413).
+    /// - Each request of a session carries its session's `SessionEnd` (rmcp passes the
+    ///   request's extensions on to the handler), tripped when the client deletes the
+    ///   session or rmcp no longer knows it (404); a POST also carries its
+    ///   `ResponseStream`, and the timing recorder rides along the same way.
+    /// - rmcp answers a session DELETE with 202; MCP clients expect 200 or 204 (the
+    ///   official Python SDK logs "Session termination failed: 202" otherwise).
+    async fn handle(&self, mut request: Request) -> Response {
         let delete = request.method() == http::Method::DELETE;
         let post = request.method() == http::Method::POST;
-        request.extensions_mut().insert(SessionEnd(sessions.token(id)));
-        let stream = post.then(|| ResponseStream::new(sessions.manager.clone(), id));
-        if let Some(stream) = &stream {
-            request.extensions_mut().insert(stream.clone());
+        // A header value is shared, not copied, when cloned.
+        let header = request.headers().get("mcp-session-id").cloned();
+        let session = header.as_ref().and_then(|v| v.to_str().ok());
+        let stream = self.tag(&mut request, session, post);
+        let request = if post {
+            let (parts, body) = request.into_parts();
+            let limit = super::body::content_length(&parts.headers);
+            match super::body::read(body, limit, self.limits).await {
+                Ok(bytes) => Request::from_parts(parts, Body::from(bytes)),
+                Err(error) => return error.into_response(),
+            }
+        } else {
+            request
+        };
+        // Boxed where it is made: rmcp's future is large (6.6 KiB here); held inline it
+        // made this future as large, copied whole when the route boxed it (~10k
+        // instructions of memcpy per MCP request, by callgrind).
+        let rmcp: futures::future::BoxFuture<'_, _> = Box::pin(self.service.handle(request));
+        let mut response = rmcp.await.map(Body::new);
+        let status = response.status();
+        match session {
+            // An initialize just opened a session: a chance to forget expired ones.
+            None if response.headers().contains_key("mcp-session-id") => {
+                Box::pin(self.sessions.sweep()).await;
+            }
+            Some(id) if (delete && status.is_success()) || status == http::StatusCode::NOT_FOUND => {
+                self.sessions.end(id);
+            }
+            _ => {}
         }
-        let response = self.read_body_first(request).await;
-        if (delete && response.status().is_success()) || response.status() == http::StatusCode::NOT_FOUND {
-            sessions.end(id);
+        if delete && status == http::StatusCode::ACCEPTED {
+            *response.status_mut() = http::StatusCode::OK;
         }
-        let streamed = response
-            .headers()
-            .get(http::header::CONTENT_TYPE)
-            .is_some_and(|v| v.as_bytes().starts_with(b"text/event-stream"));
         match stream {
-            // The stream's number is in its first event's id: read it on the way out.
-            Some(stream) if streamed => response.map(|body| {
-                // Passed through frame by frame; data is shown to the stream until it knows.
-                Body::new(http_body_util::BodyExt::map_frame(body, move |frame| {
-                    if let Some(data) = frame.data_ref()
-                        && !stream.is_known()
-                    {
-                        stream.learn(data);
-                    }
-                    frame
-                }))
-            }),
-            _ => response,
+            Some(stream) => watched(response, stream),
+            None => response,
         }
     }
 
-    /// Reads a POST body before rmcp does, under the same limit and body-read timeout as
-    /// the AEP routes: rmcp answers 500 when reading fails (a malformed chunked body, a
-    /// client cut off by the body-read timeout); here those are 4xx AEP errors (400, 408,
-    /// 413).
-    async fn read_body_first(&self, request: Request) -> Response {
-        if request.method() != http::Method::POST {
-            return self.call(request).await;
+    /// Puts in the request's extensions what the handler reads there: the session's
+    /// `SessionEnd`, a POST's `ResponseStream` (returned, to be watched) and the timing
+    /// recorder.
+    fn tag(&self, request: &mut Request, session: Option<&str>, post: bool) -> Option<ResponseStream> {
+        let mut stream = None;
+        if let Some(id) = session {
+            request
+                .extensions_mut()
+                .insert(SessionEnd(self.sessions.token(id)));
+            if post {
+                let opened = ResponseStream::new(self.sessions.manager.clone(), id);
+                request.extensions_mut().insert(opened.clone());
+                stream = Some(opened);
+            }
         }
-        let (parts, body) = request.into_parts();
-        match super::body::read(body, super::body::content_length(&parts.headers), self.limits).await {
-            Ok(bytes) => self.call(Request::from_parts(parts, Body::from(bytes))).await,
-            Err(error) => error.into_response(),
-        }
-    }
-
-    /// rmcp's handler, with the timing recorder in the request's extensions (rmcp hands
-    /// the request's head, extensions included, to the handler).
-    async fn call(&self, mut request: Request) -> Response {
         if let Some(timing) = &self.timing {
             request.extensions_mut().insert(timing.clone());
         }
-        self.service.handle(request).await.map(Body::new)
+        stream
     }
+}
+
+/// An SSE answer's stream number is in its first event's id: read on the way out, frame
+/// by frame; data is shown to the stream until it knows.
+fn watched(response: Response, stream: ResponseStream) -> Response {
+    let streamed = response
+        .headers()
+        .get(http::header::CONTENT_TYPE)
+        .is_some_and(|v| v.as_bytes().starts_with(b"text/event-stream"));
+    if !streamed {
+        return response;
+    }
+    response.map(|body| {
+        Body::new(http_body_util::BodyExt::map_frame(body, move |frame| {
+            if let Some(data) = frame.data_ref()
+                && !stream.is_known()
+            {
+                stream.learn(data);
+            }
+            frame
+        }))
+    })
 }

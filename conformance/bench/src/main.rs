@@ -64,6 +64,13 @@ enum Command {
     /// Serve one variant until killed (used by the memory measurement).
     #[command(hide = true)]
     Serve { kind: String },
+    /// Serve the fake Ollama, answering every chat with `deltas` unpaced deltas, until
+    /// killed (used by measurement 4).
+    #[command(hide = true)]
+    OllamaUpstream {
+        #[arg(long, default_value_t = 5000)]
+        deltas: usize,
+    },
     /// Serve the OpenAI-compatible stand-in until killed (used by measurement 8).
     #[command(hide = true)]
     Upstream {
@@ -94,6 +101,10 @@ fn main() {
 async fn run(cli: Cli) {
     if let Command::Serve { kind } = &cli.command {
         servers::serve_forever(kind).await;
+        return;
+    }
+    if let Command::OllamaUpstream { deltas } = &cli.command {
+        measure::ollama::serve_upstream(*deltas).await;
         return;
     }
     if let Command::Upstream { listen } = &cli.command {

@@ -2,7 +2,13 @@
 //!    client talking to the fake directly (reading the same NDJSON stream the extension
 //!    reads). Added latency, time to first token, inter-frame gaps with a paced upstream,
 //!    forwarded chunks/s with an unpaced one, and disconnect propagation.
+//!
+//!    Forwarded chunks/s is measured against a fake run out of process (`aep-bench
+//!    ollama-upstream`), as the OpenAI-compatible one is: in process, the fake's writing
+//!    competed with the extension and the client for the same runtime's two workers, and
+//!    the ratio swung between 0.88x and 1.36x from run to run.
 
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use aep_ollama::OllamaExtension;
@@ -12,6 +18,7 @@ use aep_sdk::server::AepExtension;
 use fake_ollama::{FakeOllama, Reply};
 use futures::StreamExt;
 use serde_json::json;
+use tokio::io::{AsyncBufReadExt, BufReader};
 
 use super::{ROUNDS, frames, http, interleave, micros};
 use crate::report::Row;
@@ -19,29 +26,71 @@ use crate::stats::percentile;
 
 const MODEL: &str = "llama3.2:latest";
 
-struct Setup {
-    fake: FakeOllama,
+/// The extension in front of an upstream, and a client for both.
+struct Ends {
+    upstream: String,
     proxy: aep_sdk::testing::TestServer,
     client: reqwest::Client,
 }
 
-async fn setup() -> Setup {
-    let fake = FakeOllama::start().await;
-    let config = OllamaConfig::with_url(&fake.base_url()).expect("fake URL");
+struct Setup {
+    fake: FakeOllama,
+    ends: Ends,
+}
+
+/// The extension in front of the fake Ollama at `upstream`.
+async fn ends(upstream: String) -> Ends {
+    let config = OllamaConfig::with_url(&upstream).expect("fake URL");
     let extension = OllamaExtension::new(config)
         .expect("extension")
         .into_extension()
         .expect("valid declaration");
     let proxy = aep_sdk::testing::spawn(extension.router()).await;
-    Setup {
-        fake,
+    Ends {
+        upstream,
         proxy,
         client: http(),
     }
 }
 
+async fn setup() -> Setup {
+    let fake = FakeOllama::start().await;
+    let ends = ends(fake.base_url()).await;
+    Setup { fake, ends }
+}
+
+/// A fake Ollama in a process of its own, answering every chat with `deltas` unpaced
+/// deltas; killed when dropped.
+async fn out_of_process(deltas: usize) -> (Ends, tokio::process::Child) {
+    let exe = std::env::current_exe().expect("own executable");
+    let mut child = tokio::process::Command::new(exe)
+        .args(["ollama-upstream", "--deltas", &deltas.to_string()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("the fake starts");
+    let mut lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
+    let line = lines.next_line().await.expect("its first line").expect("a line");
+    let url = line.strip_prefix("listening on ").expect("listening on URL");
+    (ends(url.to_owned()).await, child)
+}
+
+/// `aep-bench ollama-upstream --deltas N`: the fake Ollama, answering every chat with N
+/// unpaced deltas, until killed.
+pub async fn serve_upstream(deltas: usize) {
+    let fake = FakeOllama::start().await;
+    fake.set_default_reply(Some(Reply::deltas((0..deltas).map(|i| format!("t{i} ")))));
+    println!("listening on {}", fake.base_url());
+    loop {
+        // Its request log would grow without bound.
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        fake.clear_requests();
+    }
+}
+
 /// One answer through the proxy; returns (time to first text, frame arrival times, total).
-async fn via_proxy(s: &Setup, stream: bool) -> (Duration, Vec<Instant>, Duration) {
+async fn via_proxy(s: &Ends, stream: bool) -> (Duration, Vec<Instant>, Duration) {
     let request = ChatRequest::new(MODEL, vec![Message::user("hello there")]);
     let path = if stream { "chat/stream" } else { "chat" };
     let start = Instant::now();
@@ -67,13 +116,13 @@ async fn via_proxy(s: &Setup, stream: bool) -> (Duration, Vec<Instant>, Duration
 }
 
 /// The same answer straight from the fake, as the extension asks for it.
-async fn direct(s: &Setup) -> (Duration, Vec<Instant>, Duration) {
+async fn direct(s: &Ends) -> (Duration, Vec<Instant>, Duration) {
     let body =
         json!({"model": MODEL, "messages": [{"role": "user", "content": "hello there"}], "stream": true});
     let start = Instant::now();
     let response = s
         .client
-        .post(format!("{}/api/chat", s.fake.base_url()))
+        .post(format!("{}/api/chat", s.upstream))
         .json(&body)
         .send()
         .await
@@ -93,8 +142,8 @@ pub async fn rows() -> Vec<Row> {
     // Added latency and time to first token, short answers, concurrency 1.
     s.fake.set_default_reply(Some(Reply::text("hello there friend")));
     for _ in 0..20 {
-        via_proxy(&s, false).await;
-        direct(&s).await;
+        via_proxy(&s.ends, false).await;
+        direct(&s.ends).await;
     }
     let (via, dir) = interleave(ROUNDS, |use_proxy| {
         let s = &s;
@@ -103,13 +152,13 @@ pub async fn rows() -> Vec<Row> {
             let mut ttft = Vec::new();
             for _ in 0..200 {
                 let (first, _, total) = if use_proxy {
-                    via_proxy(s, false).await
+                    via_proxy(&s.ends, false).await
                 } else {
-                    direct(s).await
+                    direct(&s.ends).await
                 };
                 totals.push(micros(total));
                 if use_proxy {
-                    let (first, _, _) = via_proxy(s, true).await;
+                    let (first, _, _) = via_proxy(&s.ends, true).await;
                     ttft.push(micros(first));
                 } else {
                     ttft.push(micros(first));
@@ -148,9 +197,9 @@ pub async fn rows() -> Vec<Row> {
         async move {
             s.fake.set_default_reply(Some(paced));
             let (_, arrivals, _) = if use_proxy {
-                via_proxy(s, true).await
+                via_proxy(&s.ends, true).await
             } else {
-                direct(s).await
+                direct(&s.ends).await
             };
             percentile(&gaps(&arrivals), 99.0) / 1000.0
         }
@@ -166,11 +215,10 @@ pub async fn rows() -> Vec<Row> {
         .note("per event as a client parses them; added gap = SDK - baseline"),
     );
 
-    // Forwarded chunks/s with an unpaced upstream.
-    let unpaced = Reply::deltas((0..5000).map(|i| format!("t{i} ")));
-    s.fake.set_default_reply(Some(unpaced));
+    // Forwarded chunks/s with an unpaced upstream, run out of process.
+    let (unpaced, _child) = out_of_process(5000).await;
     let (via_rate, dir_rate) = interleave(ROUNDS, |use_proxy| {
-        let s = &s;
+        let s = &unpaced;
         async move {
             let start = Instant::now();
             if use_proxy {
@@ -178,7 +226,6 @@ pub async fn rows() -> Vec<Row> {
             } else {
                 direct(s).await
             };
-            s.fake.clear_requests();
             5000.0 / start.elapsed().as_secs_f64()
         }
     })
@@ -198,7 +245,7 @@ pub async fn rows() -> Vec<Row> {
         Reply::deltas((0..1000).map(|i| format!("t{i} "))).chunk_delay(Duration::from_millis(5)),
     ));
     let mut propagation = Vec::new();
-    let client = aep_sdk::client::Client::new(&s.proxy.base_url).expect("client");
+    let client = aep_sdk::client::Client::new(&s.ends.proxy.base_url).expect("client");
     for _ in 0..5 {
         let before = s.fake.disconnects().len();
         let request = ChatRequest::new(MODEL, vec![Message::user("go")]);
