@@ -9,7 +9,7 @@ use rmcp::service::{RoleClient, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 
-use super::{ROUNDS, interleave};
+use super::{LONG_ROUNDS, interleave};
 use crate::report::Row;
 use crate::servers;
 
@@ -41,7 +41,7 @@ pub async fn rows() -> Vec<Row> {
     let sdk = servers::sdk().await;
     let base = servers::baseline().await;
     let mut rows = Vec::new();
-    for (concurrency, per_client) in [(1usize, 400usize), (32, 40)] {
+    for (concurrency, per_client) in [(1usize, 1000usize), (32, 100)] {
         let mut sdk_clients = Vec::new();
         let mut base_clients = Vec::new();
         for _ in 0..concurrency {
@@ -51,7 +51,7 @@ pub async fn rows() -> Vec<Row> {
         for client in sdk_clients.iter().chain(&base_clients) {
             calls(client, 5).await;
         }
-        let (s, b) = interleave(ROUNDS, |use_sdk| {
+        let (s, b) = interleave(LONG_ROUNDS, |use_sdk| {
             let clients = if use_sdk { &sdk_clients } else { &base_clients };
             async move {
                 let start = Instant::now();

@@ -20,6 +20,10 @@ use futures::StreamExt;
 /// Rounds per comparison; the order of the two variants alternates between rounds.
 pub const ROUNDS: usize = 5;
 
+/// Rounds of the throughput comparisons whose rounds are short and whose spread on a
+/// shared two-core machine was 20-60% with [`ROUNDS`] (MCP calls/s, forwarded chunks/s).
+pub const LONG_ROUNDS: usize = 9;
+
 pub fn http() -> reqwest::Client {
     reqwest::Client::builder()
         .pool_max_idle_per_host(1024)

@@ -20,11 +20,14 @@ use futures::StreamExt;
 use serde_json::json;
 use tokio::io::{AsyncBufReadExt, BufReader};
 
-use super::{ROUNDS, frames, http, interleave, micros};
+use super::{LONG_ROUNDS, ROUNDS, frames, http, interleave, micros};
 use crate::report::Row;
 use crate::stats::percentile;
 
 const MODEL: &str = "llama3.2:latest";
+
+/// Deltas of one unpaced answer (a round of the forwarded chunks/s comparison).
+const UNPACED: usize = 20_000;
 
 /// The extension in front of an upstream, and a client for both.
 struct Ends {
@@ -216,8 +219,8 @@ pub async fn rows() -> Vec<Row> {
     );
 
     // Forwarded chunks/s with an unpaced upstream, run out of process.
-    let (unpaced, _child) = out_of_process(5000).await;
-    let (via_rate, dir_rate) = interleave(ROUNDS, |use_proxy| {
+    let (unpaced, _child) = out_of_process(UNPACED).await;
+    let (via_rate, dir_rate) = interleave(LONG_ROUNDS, |use_proxy| {
         let s = &unpaced;
         async move {
             let start = Instant::now();
@@ -226,7 +229,7 @@ pub async fn rows() -> Vec<Row> {
             } else {
                 direct(s).await
             };
-            5000.0 / start.elapsed().as_secs_f64()
+            UNPACED as f64 / start.elapsed().as_secs_f64()
         }
     })
     .await;

@@ -17,7 +17,7 @@ use futures::StreamExt;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, BufReader};
 
-use super::{ROUNDS, frames, http, interleave, micros};
+use super::{LONG_ROUNDS, ROUNDS, frames, http, interleave, micros};
 use crate::report::Row;
 use crate::stats::percentile;
 
@@ -196,16 +196,16 @@ pub async fn rows() -> Vec<Row> {
     );
 
     // Forwarded chunks/s with an unpaced upstream.
-    let (via_rate, dir_rate) = interleave(ROUNDS, |use_proxy| {
+    let (via_rate, dir_rate) = interleave(LONG_ROUNDS, |use_proxy| {
         let s = &s;
         async move {
             let start = Instant::now();
             if use_proxy {
-                via_proxy(s, "paced:5000:0").await
+                via_proxy(s, "paced:20000:0").await
             } else {
-                direct(s, "paced:5000:0").await
+                direct(s, "paced:20000:0").await
             };
-            5000.0 / start.elapsed().as_secs_f64()
+            20_000.0 / start.elapsed().as_secs_f64()
         }
     })
     .await;
