@@ -124,6 +124,26 @@ pub async fn frames(
     )
 }
 
+/// Starts this binary again as `aep-bench <args>` (a stand-in upstream in a process of
+/// its own) and returns it, killed when dropped, with the URL its first line announces
+/// (`listening on <url>`).
+pub async fn upstream_process(args: &[&str]) -> (tokio::process::Child, String) {
+    use tokio::io::{AsyncBufReadExt, BufReader};
+    let exe = std::env::current_exe().expect("own executable");
+    let mut child = tokio::process::Command::new(exe)
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("the stand-in starts");
+    let mut lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
+    let line = lines.next_line().await.expect("its first line").expect("a line");
+    let url = line.strip_prefix("listening on ").expect("listening on URL");
+    let url = url.to_owned();
+    (child, url)
+}
+
 pub fn micros(d: Duration) -> f64 {
     d.as_secs_f64() * 1e6
 }

@@ -8,7 +8,6 @@
 //!    competed with the extension and the client for the same runtime's two workers, and
 //!    the ratio swung between 0.88x and 1.36x from run to run.
 
-use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use aep_ollama::OllamaExtension;
@@ -18,9 +17,8 @@ use aep_sdk::server::AepExtension;
 use fake_ollama::{FakeOllama, Reply};
 use futures::StreamExt;
 use serde_json::json;
-use tokio::io::{AsyncBufReadExt, BufReader};
 
-use super::{LONG_ROUNDS, ROUNDS, frames, http, interleave, micros};
+use super::{LONG_ROUNDS, ROUNDS, frames, http, interleave, micros, upstream_process};
 use crate::report::Row;
 use crate::stats::percentile;
 
@@ -65,18 +63,9 @@ async fn setup() -> Setup {
 /// A fake Ollama in a process of its own, answering every chat with `deltas` unpaced
 /// deltas; killed when dropped.
 async fn out_of_process(deltas: usize) -> (Ends, tokio::process::Child) {
-    let exe = std::env::current_exe().expect("own executable");
-    let mut child = tokio::process::Command::new(exe)
-        .args(["ollama-upstream", "--deltas", &deltas.to_string()])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("the fake starts");
-    let mut lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
-    let line = lines.next_line().await.expect("its first line").expect("a line");
-    let url = line.strip_prefix("listening on ").expect("listening on URL");
-    (ends(url.to_owned()).await, child)
+    let deltas = deltas.to_string();
+    let (child, url) = upstream_process(&["ollama-upstream", "--deltas", &deltas]).await;
+    (ends(url).await, child)
 }
 
 /// `aep-bench ollama-upstream --deltas N`: the fake Ollama, answering every chat with N

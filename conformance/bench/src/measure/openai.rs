@@ -5,7 +5,6 @@
 //!    with a paced upstream, forwarded chunks/s with an unpaced one, disconnect
 //!    propagation.
 
-use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use aep_openai_compatible::config::UpstreamConfig;
@@ -15,9 +14,8 @@ use aep_openai_compatible::upstream::Upstream;
 use aep_sdk::protocol::{ChatRequest, Message};
 use futures::StreamExt;
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, BufReader};
 
-use super::{LONG_ROUNDS, ROUNDS, frames, http, interleave, micros};
+use super::{LONG_ROUNDS, ROUNDS, frames, http, interleave, micros, upstream_process};
 use crate::report::Row;
 use crate::stats::percentile;
 
@@ -30,20 +28,7 @@ struct Setup {
 
 /// Starts the stand-in as a process and the extension in front of it.
 async fn setup() -> Setup {
-    let exe = std::env::current_exe().expect("own executable");
-    let mut child = tokio::process::Command::new(exe)
-        .args(["upstream", "--listen", "127.0.0.1:0"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("the stand-in starts");
-    let mut lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
-    let line = lines.next_line().await.expect("its first line").expect("a line");
-    let upstream = line
-        .strip_prefix("listening on ")
-        .expect("listening on URL")
-        .to_owned();
+    let (child, upstream) = upstream_process(&["upstream", "--listen", "127.0.0.1:0"]).await;
     let mut config = UpstreamConfig::new(Flavor::OpenAi, &upstream).expect("endpoint");
     config.tuning.include_usage = false;
     let extension = aep_openai_compatible::build(OpenAiExtension(
