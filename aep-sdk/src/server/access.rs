@@ -180,6 +180,27 @@ impl OriginPolicy {
             policy: Arc::new(self),
         }
     }
+
+    /// The 403 for a browser origin that is not accepted.
+    fn refuse(&self, origin: &HeaderValue, path: &str) -> Response {
+        let shown = String::from_utf8_lossy(origin.as_bytes())
+            .chars()
+            .take(100)
+            .collect::<String>();
+        tracing::debug!(origin = %shown, "refused a browser origin");
+        let message = format!(
+            "browser origin '{shown}' is not allowed; list it with --allowed-origin (AEP_ALLOWED_ORIGINS)"
+        );
+        if self.is_mcp(path) {
+            let body = serde_json::json!({
+                "jsonrpc": "2.0",
+                "id": null,
+                "error": { "code": -32600, "message": message },
+            });
+            return (StatusCode::FORBIDDEN, axum::Json(body)).into_response();
+        }
+        AepError::new(StatusCode::FORBIDDEN, codes::ORIGIN_NOT_ALLOWED, message).into_response()
+    }
 }
 
 fn host_is_loopback(host: &HeaderValue) -> bool {
@@ -265,29 +286,6 @@ where
             return Either::Left(Either::Right(with_cors.call(request)));
         }
         Either::Right(ready(Ok(self.policy.refuse(origin, request.uri().path()))))
-    }
-}
-
-impl OriginPolicy {
-    /// The 403 for a browser origin that is not accepted.
-    fn refuse(&self, origin: &HeaderValue, path: &str) -> Response {
-        let shown = String::from_utf8_lossy(origin.as_bytes())
-            .chars()
-            .take(100)
-            .collect::<String>();
-        tracing::debug!(origin = %shown, "refused a browser origin");
-        let message = format!(
-            "browser origin '{shown}' is not allowed; list it with --allowed-origin (AEP_ALLOWED_ORIGINS)"
-        );
-        if self.is_mcp(path) {
-            let body = serde_json::json!({
-                "jsonrpc": "2.0",
-                "id": null,
-                "error": { "code": -32600, "message": message },
-            });
-            return (StatusCode::FORBIDDEN, axum::Json(body)).into_response();
-        }
-        AepError::new(StatusCode::FORBIDDEN, codes::ORIGIN_NOT_ALLOWED, message).into_response()
     }
 }
 

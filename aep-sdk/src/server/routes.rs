@@ -24,6 +24,7 @@ use crate::AepError;
 use crate::caller::Caller;
 use crate::error::codes;
 use crate::protocol::{ChatRequest, Health, ModelProviderDescriptor, ProtocolVersion, paths};
+use crate::telemetry::conventions::route_template;
 use crate::telemetry::{ChatSpan, Traced};
 
 /// A provider as the router holds it.
@@ -110,8 +111,8 @@ pub(crate) fn router(shared: Arc<Shared>, metrics: Option<Arc<Metrics>>) -> Rout
     let stream_template = format!("{base}/{{id}}/chat/stream");
     // Each provider's chat routes by their literal path: no path parameter to capture,
     // decode and look up on the hot path. The `{id}` routes below take the other
-    // spellings (ids match case-insensitively) and unknown ids; metrics label both with
-    // the template.
+    // spellings (ids match case-insensitively) and unknown ids. Metrics and spans name
+    // both by the template (`route_template`); the metrics' label is looked up once, here.
     for (index, registered) in shared.providers.iter().enumerate() {
         let id = &registered.descriptor.id;
         if !id
@@ -122,8 +123,8 @@ pub(crate) fn router(shared: Arc<Shared>, metrics: Option<Arc<Metrics>>) -> Rout
         }
         let (chat_path, stream_path) = (format!("{base}/{id}/chat"), format!("{base}/{id}/chat/stream"));
         if let Some(metrics) = &metrics {
-            metrics.alias_route(&chat_path, &chat_template);
-            metrics.alias_route(&stream_path, &stream_template);
+            metrics.alias_route(&chat_path, &route_template(&chat_path));
+            metrics.alias_route(&stream_path, &route_template(&stream_path));
         }
         router = router
             .route(&chat_path, at_provider(chat, index, metrics.clone()))

@@ -9,29 +9,12 @@ use axum::response::Response;
 use tracing::Instrument;
 use tracing::field::Empty;
 
-use super::conventions::method_label;
+use super::conventions::{method_label, route_template};
 
 /// The request's server span, in its extensions: MCP handlers, which rmcp runs on a task
 /// of its own, make it their parent.
 #[derive(Clone)]
 pub(crate) struct ServerSpan(pub(crate) tracing::Span);
-
-/// The template of a matched route. A provider's chat routes are also registered by
-/// their literal path (`/aep/model-providers/echo/chat`, cheaper to route); they are
-/// named by the template like every other route.
-fn route_template(matched: &str) -> String {
-    let base = crate::protocol::paths::MODEL_PROVIDERS;
-    if let Some((id, rest)) = matched
-        .strip_prefix(base)
-        .and_then(|p| p.strip_prefix('/'))
-        .and_then(|p| p.split_once('/'))
-        && id != "{id}"
-        && matches!(rest, "chat" | "chat/stream")
-    {
-        return format!("{base}/{{id}}/{rest}");
-    }
-    matched.to_owned()
-}
 
 /// The router layer; see the module.
 pub(crate) async fn server_span(mut request: Request, next: Next) -> Response {
@@ -68,29 +51,4 @@ pub(crate) async fn server_span(mut request: Request, next: Next) -> Response {
         span.record("error.type", status.as_str());
     }
     response
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn literal_chat_routes_are_named_by_their_template() {
-        let template = super::route_template;
-        assert_eq!(
-            template("/aep/model-providers/echo/chat"),
-            "/aep/model-providers/{id}/chat"
-        );
-        assert_eq!(
-            template("/aep/model-providers/echo/chat/stream"),
-            "/aep/model-providers/{id}/chat/stream"
-        );
-        assert_eq!(
-            template("/aep/model-providers/{id}/chat"),
-            "/aep/model-providers/{id}/chat"
-        );
-        assert_eq!(
-            template("/aep/model-providers/{id}/health"),
-            "/aep/model-providers/{id}/health"
-        );
-        assert_eq!(template("/mcp"), "/mcp");
-    }
 }

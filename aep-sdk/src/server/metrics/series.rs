@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 use std::hash::Hash;
-use std::sync::{Arc, RwLock};
+use std::sync::RwLock;
 
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::family::Family;
@@ -33,7 +33,7 @@ pub(crate) fn static_ptr(value: &'static str) -> usize {
 }
 
 /// The cached handles, each with the labels it was made for.
-type Handles<L> = Arc<RwLock<HashMap<[usize; 3], (L, Histogram), foldhash::fast::RandomState>>>;
+type Handles<L> = RwLock<HashMap<[usize; 3], (L, Histogram), foldhash::fast::RandomState>>;
 
 /// A family of histograms with a cache of handles in front.
 pub(crate) struct Series<L> {
@@ -41,20 +41,11 @@ pub(crate) struct Series<L> {
     handles: Handles<L>,
 }
 
-impl<L> Clone for Series<L> {
-    fn clone(&self) -> Self {
-        Self {
-            family: self.family.clone(),
-            handles: self.handles.clone(),
-        }
-    }
-}
-
 impl<L: Keyed + Clone + Hash + Eq + EncodeLabelSet + std::fmt::Debug + Send + Sync + 'static> Series<L> {
     pub(crate) fn new(buckets: fn() -> Histogram) -> Self {
         Self {
             family: Family::new_with_constructor(buckets),
-            handles: Arc::default(),
+            handles: RwLock::default(),
         }
     }
 

@@ -140,8 +140,7 @@ pub async fn upstream_process(args: &[&str]) -> (tokio::process::Child, String) 
     let mut lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
     let line = lines.next_line().await.expect("its first line").expect("a line");
     let url = line.strip_prefix("listening on ").expect("listening on URL");
-    let url = url.to_owned();
-    (child, url)
+    (child, url.to_owned())
 }
 
 pub fn micros(d: Duration) -> f64 {
