@@ -55,6 +55,12 @@ pub mod codes {
     pub const INTERNAL_ERROR: &str = "internal_error";
     /// Missing or wrong credentials (401).
     pub const UNAUTHORIZED: &str = "unauthorized";
+    /// The OAuth access token lacks a scope the request needs (403; the
+    /// `WWW-Authenticate` header names the scopes to ask for).
+    pub const INSUFFICIENT_SCOPE: &str = "insufficient_scope";
+    /// The access token cannot be checked now: its authorization server is unreachable
+    /// or misbehaves (503).
+    pub const AUTHORIZATION_UNAVAILABLE: &str = "authorization_unavailable";
     /// A browser `Origin` the extension does not accept (403, DNS-rebinding rule).
     pub const ORIGIN_NOT_ALLOWED: &str = "origin_not_allowed";
     /// The extension is shutting down (503).
@@ -63,7 +69,7 @@ pub mod codes {
     pub const TIMEOUT: &str = "timeout";
 
     /// Every code above.
-    pub const ALL: [&str; 17] = [
+    pub const ALL: [&str; 19] = [
         PROVIDER_UNAVAILABLE,
         REQUEST_FAILED,
         MODEL_UNAVAILABLE,
@@ -78,6 +84,8 @@ pub mod codes {
         METHOD_NOT_ALLOWED,
         INTERNAL_ERROR,
         UNAUTHORIZED,
+        INSUFFICIENT_SCOPE,
+        AUTHORIZATION_UNAVAILABLE,
         ORIGIN_NOT_ALLOWED,
         SHUTTING_DOWN,
         TIMEOUT,

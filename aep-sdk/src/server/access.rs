@@ -192,12 +192,7 @@ impl OriginPolicy {
             "browser origin '{shown}' is not allowed; list it with --allowed-origin (AEP_ALLOWED_ORIGINS)"
         );
         if self.is_mcp(path) {
-            let body = serde_json::json!({
-                "jsonrpc": "2.0",
-                "id": null,
-                "error": { "code": -32600, "message": message },
-            });
-            return (StatusCode::FORBIDDEN, axum::Json(body)).into_response();
+            return super::jsonrpc::refused(StatusCode::FORBIDDEN, &message);
         }
         AepError::new(StatusCode::FORBIDDEN, codes::ORIGIN_NOT_ALLOWED, message).into_response()
     }

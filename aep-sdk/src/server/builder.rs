@@ -10,7 +10,7 @@ use tokio_util::sync::CancellationToken;
 use tower_http::catch_panic::CatchPanicLayer;
 
 use super::access::{McpAccess, OriginPolicy};
-use super::auth::{self, BearerAuth};
+use super::auth::{self, BearerAuth, Gate, McpScopes, OAuth, ScopePolicy};
 use super::body::BodyLimits;
 use super::mcp::{McpMount, Timing};
 use super::metrics::{self, Metrics};
@@ -31,6 +31,11 @@ pub(crate) struct Settings {
     pub(crate) limits: BodyLimits,
     pub(crate) mcp_access: McpAccess,
     pub(crate) auth: Option<BearerAuth>,
+    pub(crate) oauth: Option<OAuth>,
+    /// The base URL resources are named after when `oauth` names none: the listen
+    /// address, once known.
+    pub(crate) public_url: Option<String>,
+    pub(crate) scopes: ScopePolicy,
 }
 
 /// A configured extension: serve it with [`Extension::serve`] or take its
@@ -83,7 +88,11 @@ impl Extension {
                 limits: BodyLimits::default(),
                 mcp_access: McpAccess::default(),
                 auth: None,
+                oauth: None,
+                public_url: None,
+                scopes: ScopePolicy::default(),
             },
+            mcp_scopes: Vec::new(),
             keep_alive: DEFAULT_KEEP_ALIVE,
             shutdown: CancellationToken::new(),
             option_sets: Vec::new(),
@@ -136,6 +145,11 @@ impl Extension {
                 timing,
             ));
         }
+        let mcp_paths: Vec<String> = self.mcp.iter().map(|m| m.path.clone()).collect();
+        let gate = self.gate(mcp_paths.clone());
+        if let Some(metadata) = gate.as_ref().and_then(Gate::metadata_routes) {
+            router = router.merge(metadata);
+        }
         let router = router
             .fallback(routes::not_found)
             .method_not_allowed_fallback(routes::method_not_allowed);
@@ -145,7 +159,6 @@ impl Extension {
             .then(|| axum::middleware::from_fn(crate::telemetry::http_server::server_span));
         #[cfg(not(feature = "otel"))]
         let server_span: Option<tower::layer::util::Identity> = None;
-        let mcp_paths = self.mcp.iter().map(|m| m.path.clone()).collect();
         // One stack, outermost first, put around each route (and the fallbacks) in one
         // go: each `Router::layer` boxes every route once more, and a request pays for
         // each box. The request span records method, URI and version, never headers
@@ -157,12 +170,7 @@ impl Extension {
             .layer(OriginPolicy::new(&settings.mcp_access, mcp_paths).layer())
             .option_layer(server_span)
             .option_layer(self.metrics.clone().map(metrics::RecordRequests))
-            .option_layer(
-                settings
-                    .auth
-                    .clone()
-                    .map(|auth| axum::middleware::from_fn_with_state(auth, auth::require)),
-            );
+            .option_layer(gate.map(|gate| axum::middleware::from_fn_with_state(gate, auth::require)));
         // `with_state` turns every handler (the fallbacks among them) into its final,
         // layered route now; left as it is, axum would do that again on every request.
         router.layer(stack).with_state(())
@@ -212,6 +220,41 @@ impl Extension {
         self
     }
 
+    /// Accepts OAuth access tokens on every route (see [`OAuth`]); a bearer token set
+    /// with [`Extension::with_bearer_auth`] keeps working. Refuses a configuration that
+    /// cannot work (no issuer, an issuer or public URL that is not HTTPS or loopback).
+    pub fn with_oauth(mut self, oauth: OAuth) -> Result<Self, Error> {
+        check_oauth(&oauth, &self.settings, &self.mcp, &self.manifest.extension.name)?;
+        self.settings.oauth = Some(oauth);
+        Ok(self)
+    }
+
+    /// The credential checks, built for the router (resources are named after the public
+    /// URL, which may have become known since the configuration was checked).
+    fn gate(&self, mcp_paths: Vec<String>) -> Option<Gate> {
+        let settings = &self.settings;
+        let public = settings
+            .public_url
+            .clone()
+            .unwrap_or_else(|| format!("http://{}", super::DEFAULT_LISTEN));
+        match Gate::new(
+            settings.auth.as_ref(),
+            settings.oauth.as_ref(),
+            settings.scopes.clone(),
+            mcp_paths,
+            &public,
+            &self.manifest.extension.name,
+        ) {
+            Ok(gate) => gate,
+            Err(error) => {
+                // Checked when configured, so not expected; refuse every request rather
+                // than serve without the credentials asked for.
+                tracing::error!("authentication is misconfigured, every request is refused: {error}");
+                Some(Gate::closed())
+            }
+        }
+    }
+
     /// Sets who may reach the extension: the MCP endpoints' `Host` check and the browser
     /// origins every route accepts.
     pub fn with_mcp_access(mut self, access: McpAccess) -> Self {
@@ -240,6 +283,8 @@ pub struct ExtensionBuilder {
     keep_alive: Duration,
     pub(crate) shutdown: CancellationToken,
     option_sets: Vec<crate::config::OptionSetDecl>,
+    /// By MCP server id, resolved to paths by `build()`.
+    mcp_scopes: Vec<(String, McpScopes)>,
 }
 
 impl ExtensionBuilder {
@@ -336,6 +381,61 @@ impl ExtensionBuilder {
         self
     }
 
+    /// Accepts OAuth access tokens on every route (see [`OAuth`]), beside any
+    /// [`ExtensionBuilder::bearer_auth`] token. `build()` refuses a configuration that
+    /// cannot work.
+    pub fn oauth(mut self, oauth: OAuth) -> Self {
+        self.settings.oauth = Some(oauth);
+        self
+    }
+
+    /// The scopes every request needs that needs none of its own: MCP `initialize`,
+    /// `tools/list`, the AEP routes, and each tool, resource, prompt and provider
+    /// declared without scopes (`#[aep_extension(scopes = [..])]`). Only OAuth tokens
+    /// are held to scopes; static bearer tokens pass.
+    pub fn default_scopes<I: IntoIterator<Item = S>, S: Into<String>>(mut self, scopes: I) -> Self {
+        self.settings.scopes.default = scopes.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// The scopes every request to provider `id` needs (chat, health, models), instead
+    /// of the default (`#[model_provider(scopes = [..])]`).
+    pub fn provider_scopes<I: IntoIterator<Item = S>, S: Into<String>>(
+        mut self,
+        id: &str,
+        scopes: I,
+    ) -> Self {
+        let scopes = scopes.into_iter().map(Into::into).collect();
+        self.settings
+            .scopes
+            .providers
+            .insert(id.to_ascii_lowercase(), scopes);
+        self
+    }
+
+    /// The scopes of the tools, resources and prompts of MCP server `id` (added with
+    /// [`ExtensionBuilder::mcp_server`]). Each request needs them before it reaches the
+    /// server; `tools/list` and `resources/list` still list every item, so a client
+    /// sees what it may ask for and steps up when a call answers 403.
+    pub fn mcp_scopes(mut self, id: impl Into<String>, scopes: McpScopes) -> Self {
+        self.mcp_scopes.push((id.into(), scopes));
+        self
+    }
+
+    /// Co-hosts a [`ToolServer`](crate::tool::ToolServer) (what `#[aep_extension]`
+    /// builds) at `path` as server `id`, with the scopes its tools, resources and
+    /// prompts declare.
+    pub fn tool_server<S: Send + Sync + 'static>(
+        self,
+        id: impl Into<String>,
+        path: impl Into<String>,
+        server: crate::tool::ToolServer<S>,
+    ) -> Self {
+        let id = id.into();
+        let scopes = server.required_scopes();
+        self.mcp_server(id.clone(), path, server).mcp_scopes(id, scopes)
+    }
+
     /// Who may reach the extension: the MCP endpoints' `Host` check and the browser
     /// origins every route accepts (default: loopback host names; browser pages on this
     /// machine only).
@@ -414,6 +514,33 @@ impl ExtensionBuilder {
         let (configuration, config_problems) =
             crate::config::Configuration::compile(self.option_sets, &manifest.contributions.model_providers);
         problems.extend(config_problems);
+        let mut settings = self.settings;
+        for (id, scopes) in self.mcp_scopes {
+            match self.mcp.iter().find(|m| m.id == id) {
+                Some(mount) => {
+                    let merged = match settings.scopes.mcp.remove(&mount.path) {
+                        Some(earlier) => (*earlier).clone().merge(scopes),
+                        None => scopes,
+                    };
+                    settings.scopes.mcp.insert(mount.path.clone(), Arc::new(merged));
+                }
+                None => problems.push(format!("mcp_scopes: no MCP server '{id}' was added")),
+            }
+        }
+        for id in settings.scopes.providers.keys() {
+            if !self
+                .providers
+                .iter()
+                .any(|p| p.descriptor.id.eq_ignore_ascii_case(id))
+            {
+                problems.push(format!("provider_scopes: no model provider '{id}' was added"));
+            }
+        }
+        if let Some(oauth) = &settings.oauth
+            && let Err(error) = check_oauth(oauth, &settings, &self.mcp, &self.identity.name)
+        {
+            problems.push(error.to_string());
+        }
         if !problems.is_empty() {
             return Err(Error::Declaration(problems));
         }
@@ -446,16 +573,26 @@ impl ExtensionBuilder {
             shutdown: self.shutdown.clone(),
             checks,
             open_streams: Default::default(),
-            limits: self.settings.limits,
+            limits: settings.limits,
         };
         Ok(Extension {
             manifest,
             shared: Arc::new(shared),
             routes,
             mcp: self.mcp,
-            settings: self.settings,
+            settings,
             shutdown: self.shutdown,
             metrics: None,
         })
     }
+}
+
+/// Whether `oauth` can work for this extension: a resource server is built from it once.
+fn check_oauth(oauth: &OAuth, settings: &Settings, mcp: &[McpMount], name: &str) -> Result<(), Error> {
+    let public = settings
+        .public_url
+        .clone()
+        .unwrap_or_else(|| format!("http://{}", super::DEFAULT_LISTEN));
+    let paths = mcp.iter().map(|m| m.path.clone()).collect();
+    Gate::new(None, Some(oauth), ScopePolicy::default(), paths, &public, name).map(|_| ())
 }

@@ -212,10 +212,18 @@ where
         let request = if post {
             let (parts, body) = request.into_parts();
             let limit = super::body::content_length(&parts.headers);
-            match super::body::read(body, limit, self.limits).await {
-                Ok(bytes) => Request::from_parts(parts, Body::from(bytes)),
+            let bytes = match super::body::read(body, limit, self.limits).await {
+                Ok(bytes) => bytes,
                 Err(error) => return error.into_response(),
+            };
+            // An OAuth caller's scopes, once the body says what is asked for: refused
+            // here, before rmcp (and the tool) sees the request.
+            if let Some(check) = parts.extensions.get::<super::auth::McpScopeCheck>()
+                && let Err(refused) = check.check(parts.uri.path(), &bytes)
+            {
+                return refused;
             }
+            Request::from_parts(parts, Body::from(bytes))
         } else {
             request
         };

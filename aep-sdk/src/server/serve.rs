@@ -13,7 +13,7 @@ use hyper_util::server::conn::auto;
 use hyper_util::server::graceful::GracefulShutdown;
 use tokio::net::TcpListener;
 
-use super::{BearerAuth, Extension};
+use super::{BearerAuth, Extension, OAuth};
 use crate::Error;
 
 /// Where an extension listens unless told otherwise: loopback only.
@@ -53,6 +53,36 @@ pub struct ServeArgs {
     /// none by default.
     #[arg(long, env = "AEP_TOOL_TIMEOUT", value_parser = parse_duration)]
     pub tool_timeout: Option<Duration>,
+    /// Accept OAuth access tokens issued by this authorization server (its issuer
+    /// identifier, e.g. https://login.example.com); repeat for several. The extension
+    /// becomes an OAuth 2.1 resource server: see the README's Authorization section.
+    #[arg(
+        long = "oauth-issuer",
+        env = "AEP_OAUTH_ISSUER",
+        value_delimiter = ',',
+        value_name = "URL"
+    )]
+    pub oauth_issuers: Vec<String>,
+    /// The extension's external base URL (behind a proxy, say): resource identifiers,
+    /// the tokens' required audiences, are derived from it. Default: the listen address.
+    #[arg(long, env = "AEP_PUBLIC_URL", value_name = "URL")]
+    pub public_url: Option<String>,
+    /// Also accept tokens whose `aud` is this (besides the resource's own URL).
+    #[arg(long = "oauth-audience", env = "AEP_OAUTH_AUDIENCES", value_delimiter = ',')]
+    pub oauth_audiences: Vec<String>,
+    /// Clock skew allowed on a token's exp and nbf.
+    #[arg(long, env = "AEP_OAUTH_LEEWAY", default_value = "60s", value_parser = parse_duration)]
+    pub oauth_leeway: Duration,
+    /// Client id of this resource server at the authorization server, to introspect
+    /// opaque tokens (RFC 7662); needs --oauth-introspection-secret-file.
+    #[arg(long, env = "AEP_OAUTH_INTROSPECTION_CLIENT_ID")]
+    pub oauth_introspection_client_id: Option<String>,
+    /// File holding that client's secret (or AEP_OAUTH_INTROSPECTION_SECRET); never logged.
+    #[arg(long, env = "AEP_OAUTH_INTROSPECTION_SECRET_FILE")]
+    pub oauth_introspection_secret_file: Option<PathBuf>,
+    /// Introspection endpoint, when the issuer's metadata names none.
+    #[arg(long, env = "AEP_OAUTH_INTROSPECTION_URL", value_name = "URL")]
+    pub oauth_introspection_url: Option<String>,
     /// Address of a second listener, host:port, serving `GET /metrics` in the Prometheus
     /// text format; off by default (nothing is recorded and nothing listens). It needs no
     /// bearer token: keep it on loopback or a private network.
@@ -72,6 +102,13 @@ impl Default for ServeArgs {
             header_read_timeout_secs: 30,
             tool_timeout: None,
             metrics_listen: None,
+            oauth_issuers: Vec::new(),
+            public_url: None,
+            oauth_audiences: Vec::new(),
+            oauth_leeway: Duration::from_secs(60),
+            oauth_introspection_client_id: None,
+            oauth_introspection_secret_file: None,
+            oauth_introspection_url: None,
         }
     }
 }
@@ -90,26 +127,71 @@ impl ServeArgs {
 
     /// The bearer token: the file's first line, else `AEP_BEARER_TOKEN`.
     fn bearer_token(&self) -> Result<Option<String>, Error> {
-        if let Some(path) = &self.bearer_token_file {
-            let text = std::fs::read_to_string(path).map_err(|e| {
-                Error::Config(format!(
-                    "cannot read the bearer token file {}: {e}",
-                    path.display()
-                ))
-            })?;
-            let token = text.lines().next().unwrap_or("").trim().to_owned();
-            if token.is_empty() {
-                return Err(Error::Config(format!(
-                    "the bearer token file {} is empty",
-                    path.display()
-                )));
-            }
-            return Ok(Some(token));
-        }
-        Ok(std::env::var("AEP_BEARER_TOKEN")
-            .ok()
-            .filter(|t| !t.trim().is_empty()))
+        secret(
+            self.bearer_token_file.as_deref(),
+            "AEP_BEARER_TOKEN",
+            "bearer token",
+        )
     }
+
+    /// The OAuth resource server these options describe, if any issuer is given.
+    pub fn oauth(&self) -> Result<Option<OAuth>, Error> {
+        let issuers: Vec<&String> = self
+            .oauth_issuers
+            .iter()
+            .filter(|i| !i.trim().is_empty())
+            .collect();
+        let Some((first, rest)) = issuers.split_first() else {
+            if self.oauth_introspection_client_id.is_some() {
+                return Err(Error::Config(
+                    "--oauth-introspection-client-id needs --oauth-issuer".into(),
+                ));
+            }
+            return Ok(None);
+        };
+        let mut oauth = OAuth::issuer(first.trim()).leeway(self.oauth_leeway);
+        for issuer in rest {
+            oauth = oauth.also_issuer(issuer.trim());
+        }
+        for audience in &self.oauth_audiences {
+            oauth = oauth.audience(audience.trim());
+        }
+        if let Some(url) = &self.public_url {
+            oauth = oauth.public_url(url.trim());
+        }
+        if let Some(client_id) = &self.oauth_introspection_client_id {
+            let file = self.oauth_introspection_secret_file.as_deref();
+            let secret = secret(file, "AEP_OAUTH_INTROSPECTION_SECRET", "introspection client secret")?
+                .ok_or_else(|| {
+                    Error::Config(
+                        "--oauth-introspection-client-id needs --oauth-introspection-secret-file (or AEP_OAUTH_INTROSPECTION_SECRET)"
+                            .into(),
+                    )
+                })?;
+            oauth = oauth.introspection(client_id, secret);
+        }
+        if let Some(url) = &self.oauth_introspection_url {
+            oauth = oauth.introspection_endpoint(url);
+        }
+        Ok(Some(oauth.public_discovery(self.public_discovery)))
+    }
+}
+
+/// A secret: the first line of `file`, else the environment variable `env`.
+fn secret(file: Option<&std::path::Path>, env: &str, what: &str) -> Result<Option<String>, Error> {
+    if let Some(path) = file {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| Error::Config(format!("cannot read the {what} file {}: {e}", path.display())))?;
+        let value = text.lines().next().unwrap_or("").trim().to_owned();
+        if value.is_empty() {
+            return Err(Error::Config(format!(
+                "the {what} file {} is empty",
+                path.display()
+            )));
+        }
+        return Ok(Some(value));
+    }
+    Ok(std::env::var(env).ok().filter(|t| !t.trim().is_empty()))
 }
 
 /// Connection-level options of [`Extension::serve_listener`].
@@ -178,6 +260,12 @@ impl Extension {
         }
         if let Some(token) = args.bearer_token()? {
             self = self.with_bearer_auth(BearerAuth::new(token).public_discovery(args.public_discovery));
+        }
+        if let Some(url) = &args.public_url {
+            self.settings.public_url = Some(url.trim().to_owned());
+        }
+        if let Some(oauth) = args.oauth()? {
+            self = self.with_oauth(oauth)?;
         }
         if !args.allowed_hosts.is_empty() || !args.allowed_origins.is_empty() {
             let mut access = self.settings.mcp_access.clone();
@@ -248,8 +336,17 @@ impl Extension {
         let mut this = self;
         // Pages on this machine are trusted only when the extension is reachable from
         // nowhere else; on other interfaces browser origins must be listed explicitly.
-        if !listener.local_addr()?.ip().is_loopback() {
+        let addr = listener.local_addr()?;
+        if !addr.ip().is_loopback() {
             this.settings.mcp_access.local_origins = false;
+        }
+        if this.settings.public_url.is_none() {
+            if this.settings.oauth.is_some() && addr.ip().is_unspecified() {
+                tracing::warn!(
+                    "OAuth resources are named after http://{addr}, which no client can reach: set --public-url"
+                );
+            }
+            this.settings.public_url = Some(format!("http://{addr}"));
         }
         let router = this.router();
         let graceful = GracefulShutdown::new();

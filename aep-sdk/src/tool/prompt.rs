@@ -20,6 +20,8 @@ pub struct PromptDef<S> {
     pub prompt: Prompt,
     /// The get.
     pub get: PromptGet<S>,
+    /// The OAuth scopes getting it needs (empty: the extension's default).
+    pub scopes: Vec<String>,
 }
 
 impl<S> PromptDef<S> {
@@ -28,7 +30,14 @@ impl<S> PromptDef<S> {
         Self {
             prompt: Prompt::new(name, None::<String>, None),
             get,
+            scopes: Vec::new(),
         }
+    }
+
+    /// The OAuth scopes a request for it needs (instead of the extension's default).
+    pub fn scopes<I: IntoIterator<Item = T>, T: Into<String>>(mut self, scopes: I) -> Self {
+        self.scopes = scopes.into_iter().map(Into::into).collect();
+        self
     }
 
     /// Sets the description.

@@ -27,6 +27,8 @@ pub struct ResourceDef<S> {
     pub resource: Resource,
     /// The read.
     pub read: ResourceRead<S>,
+    /// The OAuth scopes reading it needs (empty: the extension's default).
+    pub scopes: Vec<String>,
 }
 
 impl<S> ResourceDef<S> {
@@ -35,7 +37,14 @@ impl<S> ResourceDef<S> {
         Self {
             resource: Resource::new(uri, name),
             read,
+            scopes: Vec::new(),
         }
+    }
+
+    /// The OAuth scopes a request for it needs (instead of the extension's default).
+    pub fn scopes<I: IntoIterator<Item = T>, T: Into<String>>(mut self, scopes: I) -> Self {
+        self.scopes = scopes.into_iter().map(Into::into).collect();
+        self
     }
 
     /// Sets the description.
@@ -66,6 +75,8 @@ pub struct ResourceTemplateDef<S> {
     pub matcher: UriTemplate,
     /// The read.
     pub read: ResourceRead<S>,
+    /// The OAuth scopes reading a match needs (empty: the extension's default).
+    pub scopes: Vec<String>,
 }
 
 impl<S> ResourceTemplateDef<S> {
@@ -81,7 +92,14 @@ impl<S> ResourceTemplateDef<S> {
             template: ResourceTemplate::new(uri_template, name),
             matcher,
             read,
+            scopes: Vec::new(),
         }
+    }
+
+    /// The OAuth scopes a request for it needs (instead of the extension's default).
+    pub fn scopes<I: IntoIterator<Item = T>, T: Into<String>>(mut self, scopes: I) -> Self {
+        self.scopes = scopes.into_iter().map(Into::into).collect();
+        self
     }
 
     /// Sets the description.

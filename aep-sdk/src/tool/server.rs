@@ -27,6 +27,8 @@ pub struct ToolDef<S> {
     pub timeout: Option<Duration>,
     /// Whether each progress report restarts the timeout.
     pub timeout_resets_on_progress: bool,
+    /// The OAuth scopes a call needs (empty: the extension's default).
+    pub scopes: Vec<String>,
 }
 
 impl<S> ToolDef<S> {
@@ -38,7 +40,14 @@ impl<S> ToolDef<S> {
             call,
             timeout: None,
             timeout_resets_on_progress: false,
+            scopes: Vec::new(),
         }
+    }
+
+    /// The OAuth scopes a call needs (instead of the extension's default).
+    pub fn scopes<I: IntoIterator<Item = T>, T: Into<String>>(mut self, scopes: I) -> Self {
+        self.scopes = scopes.into_iter().map(Into::into).collect();
+        self
     }
 
     /// Lets a call that reports progress ([`ToolContext::progress`]) run longer: each
@@ -143,6 +152,7 @@ pub struct ToolServer<S> {
     pub(super) info: Arc<Implementation>,
     default_timeout: Option<Duration>,
     pub(super) level: SessionLevel,
+    scopes: Arc<crate::server::McpScopes>,
 }
 
 /// A clone is a new MCP session's handler (the Streamable HTTP transport clones one per
@@ -163,6 +173,7 @@ impl<S> Clone for ToolServer<S> {
             info: self.info.clone(),
             default_timeout: self.default_timeout,
             level: Arc::new(Mutex::new(LogLevel::Info)),
+            scopes: self.scopes.clone(),
         }
     }
 }
@@ -179,6 +190,10 @@ impl<S: Send + Sync + 'static> ToolServer<S> {
                 resets_on_progress: t.timeout_resets_on_progress,
             })
             .collect();
+        let mut scopes = crate::server::McpScopes::new();
+        for tool in tools.iter().filter(|t| !t.scopes.is_empty()) {
+            scopes = scopes.tool(&tool.tool.name, tool.scopes.iter().cloned());
+        }
         let listed = tools.into_iter().map(|t| t.tool).collect();
         Self {
             state,
@@ -194,25 +209,48 @@ impl<S: Send + Sync + 'static> ToolServer<S> {
             info: Arc::new(Implementation::new(name, version)),
             default_timeout: None,
             level: Arc::new(Mutex::new(LogLevel::Info)),
+            scopes: Arc::new(scopes),
         }
     }
 
     /// Serves `resources` (fixed URIs) too.
     pub fn resources(mut self, resources: Vec<ResourceDef<S>>) -> Self {
+        let mut scopes = (*self.scopes).clone();
+        for r in resources.iter().filter(|r| !r.scopes.is_empty()) {
+            scopes = scopes.resource(&r.resource.uri, r.scopes.iter().cloned());
+        }
+        self.scopes = Arc::new(scopes);
         self.resources = resources.into();
         self
     }
 
     /// Serves `templates` (URI templates) too.
     pub fn resource_templates(mut self, templates: Vec<ResourceTemplateDef<S>>) -> Self {
+        let mut scopes = (*self.scopes).clone();
+        for t in templates.iter().filter(|t| !t.scopes.is_empty()) {
+            scopes = scopes.resource_template(&t.template.uri_template, t.scopes.iter().cloned());
+        }
+        self.scopes = Arc::new(scopes);
         self.templates = templates.into();
         self
     }
 
     /// Serves `prompts` too.
     pub fn prompts(mut self, prompts: Vec<PromptDef<S>>) -> Self {
+        let mut scopes = (*self.scopes).clone();
+        for p in prompts.iter().filter(|p| !p.scopes.is_empty()) {
+            scopes = scopes.prompt(&p.prompt.name, p.scopes.iter().cloned());
+        }
+        self.scopes = Arc::new(scopes);
         self.prompts = prompts.into();
         self
+    }
+
+    /// The OAuth scopes its tools, resources and prompts declare
+    /// ([`ExtensionBuilder::tool_server`](crate::server::ExtensionBuilder::tool_server)
+    /// mounts the server with them).
+    pub fn required_scopes(&self) -> crate::server::McpScopes {
+        (*self.scopes).clone()
     }
 
     /// Answers `completion/complete` with `completions` (and advertises `completions`).

@@ -1,18 +1,11 @@
-//! Optional bearer-token authentication for every AEP and MCP route.
+//! Static bearer tokens: each accepted under a configured identity.
 
 use std::fmt;
 use std::sync::Arc;
 
-use axum::extract::{Request, State};
-use axum::middleware::Next;
-use axum::response::{IntoResponse, Response};
-use http::{HeaderValue, StatusCode, header};
 use subtle::ConstantTimeEq;
 
-use crate::AepError;
 use crate::caller::Caller;
-use crate::error::codes;
-use crate::protocol::ProtocolVersion;
 
 /// The bearer tokens a request may carry (`Authorization: Bearer <token>`), each under
 /// the identity a request presenting it is accepted as.
@@ -33,12 +26,12 @@ pub struct BearerAuth {
     public_discovery: bool,
 }
 
-/// One accepted token: the caller identity it stands for, and its bytes.
-type Token = (Arc<str>, Box<[u8]>);
+/// One accepted token: the caller it stands for, and its bytes.
+type Token = (Caller, Box<[u8]>);
 
 impl fmt::Debug for BearerAuth {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let identities: Vec<&str> = self.tokens.iter().map(|(name, _)| &**name).collect();
+        let identities: Vec<&str> = self.tokens.iter().map(|(caller, _)| caller.identity()).collect();
         f.debug_struct("BearerAuth")
             .field("identities", &identities)
             .field("public_discovery", &self.public_discovery)
@@ -65,7 +58,7 @@ impl BearerAuth {
     /// Also accepts `token`, as caller `identity`.
     pub fn token(mut self, identity: &str, token: impl Into<String>) -> Self {
         let mut tokens = self.tokens.to_vec();
-        tokens.push((identity.into(), token.into().into_bytes().into()));
+        tokens.push((Caller::new(identity.into()), token.into().into_bytes().into()));
         self.tokens = tokens.into();
         self
     }
@@ -76,48 +69,20 @@ impl BearerAuth {
         self
     }
 
-    /// Whether `request` may pass, and as whom (`None` for public discovery).
-    fn accepts(&self, request: &Request) -> Option<Option<Caller>> {
-        let presented = request
-            .headers()
-            .get(header::AUTHORIZATION)
-            .and_then(|value| value.as_bytes().strip_prefix(b"Bearer "));
+    pub(crate) fn discovery_is_public(&self) -> bool {
+        self.public_discovery
+    }
+
+    /// The caller `presented` stands for, if it is one of the tokens.
+    pub(crate) fn caller_for(&self, presented: &[u8]) -> Option<Caller> {
         // Every token is compared, so the time taken does not say which one matched;
         // constant time for equal lengths (the length is not secret enough to hide).
         let mut caller = None;
-        if let Some(presented) = presented {
-            for (identity, token) in self.tokens.iter() {
-                if bool::from(presented.ct_eq(token)) && caller.is_none() {
-                    caller = Some(Caller::new(identity.clone()));
-                }
+        for (candidate, token) in self.tokens.iter() {
+            if bool::from(presented.ct_eq(token)) && caller.is_none() {
+                caller = Some(candidate.clone());
             }
         }
-        if caller.is_some() {
-            return Some(caller);
-        }
-        let public = self.public_discovery
-            && ProtocolVersion::ALL
-                .iter()
-                .any(|v| v.discovery_path() == request.uri().path());
-        public.then_some(None)
+        caller
     }
-}
-
-pub(crate) async fn require(State(auth): State<BearerAuth>, mut request: Request, next: Next) -> Response {
-    if let Some(caller) = auth.accepts(&request) {
-        if let Some(caller) = caller {
-            request.extensions_mut().insert(caller);
-        }
-        return next.run(request).await;
-    }
-    let error = AepError::new(
-        StatusCode::UNAUTHORIZED,
-        codes::UNAUTHORIZED,
-        "missing or invalid bearer token",
-    );
-    let mut response = error.into_response();
-    response
-        .headers_mut()
-        .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
-    response
 }

@@ -1,0 +1,229 @@
+//! Who may call the extension: static bearer tokens ([`BearerAuth`]), OAuth 2.1 access
+//! tokens from trusted authorization servers ([`OAuth`]), or both; and which scopes each
+//! request needs ([`McpScopes`], provider and default scopes).
+//!
+//! One middleware checks every AEP and MCP route. A request is accepted with a
+//! [`Caller`] in its extensions (never its token: the `Authorization` header is removed
+//! before any handler sees it, so no provider can pass it upstream), or refused:
+//!
+//! - 401 with `WWW-Authenticate: Bearer resource_metadata="…", scope="…"` (plus
+//!   `error="invalid_token"` and a description when a token was sent);
+//! - 403 `insufficient_scope` naming the scopes to ask for, before the handler runs
+//!   (on MCP endpoints, once the request body says which tool, resource or prompt);
+//! - 503 `authorization_unavailable` when a token cannot be checked because its
+//!   authorization server cannot be reached.
+//!
+//! The bodies are AEP errors, or JSON-RPC errors on MCP endpoints. The protected
+//! resource metadata documents need no token. No token or claim value is logged.
+
+mod bearer;
+mod challenge;
+mod fetch;
+mod introspect;
+mod issuer;
+mod jwt;
+mod metadata;
+mod oauth;
+mod resource_server;
+mod scopes;
+mod token;
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::extract::{Request, State};
+use axum::middleware::Next;
+use axum::response::Response;
+use http::{HeaderMap, Method, header};
+
+pub use bearer::BearerAuth;
+use challenge::Family;
+pub use oauth::OAuth;
+use resource_server::ResourceServer;
+pub use scopes::McpScopes;
+pub(crate) use scopes::ScopePolicy;
+use scopes::missing;
+use token::Refusal;
+
+use crate::Error;
+use crate::caller::Caller;
+use crate::protocol::ProtocolVersion;
+
+/// The checks of one router.
+#[derive(Clone)]
+pub(crate) struct Gate {
+    bearer: Option<BearerAuth>,
+    oauth: Option<Arc<ResourceServer>>,
+    scopes: Arc<ScopePolicy>,
+    mcp_paths: Arc<[String]>,
+    public_discovery: bool,
+}
+
+impl Gate {
+    /// The gate for these settings; `None` when the extension requires no credential.
+    /// `public` is the base URL resources are named after unless `oauth` names one.
+    pub(crate) fn new(
+        bearer: Option<&BearerAuth>,
+        oauth: Option<&OAuth>,
+        scopes: ScopePolicy,
+        mcp_paths: Vec<String>,
+        public: &str,
+        name: &str,
+    ) -> Result<Option<Self>, Error> {
+        if bearer.is_none() && oauth.is_none() {
+            return Ok(None);
+        }
+        let server = oauth
+            .map(|o| ResourceServer::new(o, public, &mcp_paths, name))
+            .transpose()?;
+        let public_discovery =
+            bearer.is_some_and(BearerAuth::discovery_is_public) || oauth.is_some_and(|o| o.public_discovery);
+        Ok(Some(Self {
+            bearer: bearer.cloned(),
+            oauth: server,
+            scopes: Arc::new(scopes),
+            mcp_paths: mcp_paths.into(),
+            public_discovery,
+        }))
+    }
+
+    /// A gate that refuses every request.
+    pub(crate) fn closed() -> Self {
+        Self {
+            bearer: None,
+            oauth: None,
+            scopes: Arc::default(),
+            mcp_paths: Arc::new([]),
+            public_discovery: false,
+        }
+    }
+
+    /// The protected resource metadata routes (with OAuth only).
+    pub(crate) fn metadata_routes(&self) -> Option<Router> {
+        let server = self.oauth.as_ref()?;
+        Some(metadata::routes(server, &self.scopes))
+    }
+
+    fn family(&self, path: &str) -> Family {
+        if self.mcp_paths.iter().any(|p| p == path) {
+            Family::Mcp
+        } else {
+            Family::Aep
+        }
+    }
+}
+
+/// The token of `Authorization: Bearer <token>` (the scheme without case, RFC 7235).
+fn bearer_token(headers: &HeaderMap) -> Option<&[u8]> {
+    let value = headers.get(header::AUTHORIZATION)?.as_bytes();
+    let (scheme, token) = value.split_at_checked(7)?;
+    scheme.eq_ignore_ascii_case(b"bearer ").then_some(token)
+}
+
+/// The request goes on as `caller`, without its credential.
+async fn accept(mut request: Request, caller: Caller, next: Next) -> Response {
+    request.headers_mut().remove(header::AUTHORIZATION);
+    request.extensions_mut().insert(caller);
+    next.run(request).await
+}
+
+pub(crate) async fn require(State(gate): State<Gate>, request: Request, next: Next) -> Response {
+    let path = request.uri().path();
+    let family = gate.family(path);
+    let token = bearer_token(request.headers());
+    if let (Some(bearer), Some(token)) = (&gate.bearer, token)
+        && let Some(caller) = bearer.caller_for(token)
+    {
+        return accept(request, caller, next).await;
+    }
+    let Some(server) = &gate.oauth else {
+        if gate.public_discovery && is_discovery(path) {
+            return next.run(request).await;
+        }
+        return challenge::unauthorized(family, None, &[], None);
+    };
+    if path.starts_with(metadata::WELL_KNOWN) || (gate.public_discovery && is_discovery(path)) {
+        return next.run(request).await;
+    }
+    let resource = server.resource_for(path);
+    let needed = match family {
+        Family::Aep => gate.scopes.for_aep(path),
+        // A POST's needs depend on its body, read by the MCP mount; the challenge
+        // names the default.
+        Family::Mcp => &gate.scopes.default,
+    };
+    let Some(token) = token else {
+        return challenge::unauthorized(family, Some(&resource.metadata_url), needed, None);
+    };
+    let token = match std::str::from_utf8(token) {
+        Ok(token) if !token.trim().is_empty() => token.trim(),
+        _ => {
+            let reason = "the token is not a bearer token";
+            return challenge::unauthorized(family, Some(&resource.metadata_url), needed, Some(reason));
+        }
+    };
+    let caller = match server.authenticate(token, resource).await {
+        Ok(caller) => caller,
+        Err(Refusal::Invalid(reason)) => {
+            tracing::debug!(%path, "refused an access token");
+            return challenge::unauthorized(family, Some(&resource.metadata_url), needed, Some(&reason));
+        }
+        Err(Refusal::Unavailable(reason)) => return challenge::unavailable(family, &reason),
+    };
+    let mut request = request;
+    if family == Family::Mcp && request.method() == Method::POST {
+        if gate.scopes.restricts() {
+            request.extensions_mut().insert(McpScopeCheck {
+                caller: caller.clone(),
+                scopes: gate.scopes.clone(),
+                metadata_url: resource.metadata_url.clone().into(),
+            });
+        }
+    } else {
+        let lacking = missing(&caller, needed);
+        if !lacking.is_empty() {
+            let ask = union(caller.scopes(), needed);
+            return challenge::insufficient_scope(family, &resource.metadata_url, &ask, &lacking);
+        }
+    }
+    accept(request, caller, next).await
+}
+
+fn is_discovery(path: &str) -> bool {
+    ProtocolVersion::ALL.iter().any(|v| v.discovery_path() == path)
+}
+
+/// `granted` then what of `needed` is not in it: what a client steps up to, losing
+/// nothing it had (the MCP specification's recommended approach).
+fn union(granted: &[String], needed: &[String]) -> Vec<String> {
+    let mut all = granted.to_vec();
+    all.extend(needed.iter().filter(|s| !granted.contains(s)).cloned());
+    all
+}
+
+/// The scope check of one MCP POST, done by the mount once the body is read (the
+/// middleware cannot see which tool a request calls).
+#[derive(Clone)]
+pub(crate) struct McpScopeCheck {
+    caller: Caller,
+    scopes: Arc<ScopePolicy>,
+    metadata_url: Arc<str>,
+}
+
+impl McpScopeCheck {
+    /// `Err` with the 403 to answer when the caller lacks a scope `body` needs at `path`.
+    pub(crate) fn check(&self, path: &str, body: &[u8]) -> Result<(), Response> {
+        let needed = self.scopes.for_mcp(path, body);
+        let lacking = missing(&self.caller, &needed);
+        if lacking.is_empty() {
+            return Ok(());
+        }
+        let ask = union(self.caller.scopes(), &needed);
+        Err(challenge::insufficient_scope(
+            Family::Mcp,
+            &self.metadata_url,
+            &ask,
+            &lacking,
+        ))
+    }
+}
