@@ -92,10 +92,22 @@ async fn every_route_needs_the_token() {
             .bearer_auth(&TOKEN[..TOKEN.len() - 1]),
     ];
     for request in requests {
+        let mcp = request
+            .try_clone()
+            .and_then(|r| r.build().ok())
+            .is_some_and(|r| r.url().path() == "/mcp");
         let (status, challenge, body) = status_and_body(request).await;
         assert_eq!(status, 401, "{body}");
         assert_eq!(challenge.as_deref(), Some("Bearer"));
-        assert_eq!(body["error"]["code"], "unauthorized");
+        // Each family's own error body: JSON-RPC on the MCP endpoint, AEP elsewhere.
+        if mcp {
+            assert_eq!(
+                (&body["jsonrpc"], &body["error"]["code"]),
+                (&"2.0".into(), &(-32600).into())
+            );
+        } else {
+            assert_eq!(body["error"]["code"], "unauthorized");
+        }
         assert_eq!(body["error"]["message"], "missing or invalid bearer token");
         assert!(!body.to_string().contains(TOKEN));
     }

@@ -28,9 +28,11 @@
 
 use tokio::task::JoinHandle;
 
+mod issuer;
 pub mod raw;
 mod server;
 
+pub use issuer::{Fault, TestIssuer};
 pub use server::{ExtensionServer, ServeOptions, serve};
 
 /// A server running on a loopback port for the duration of a test. Aborted on drop.
@@ -80,6 +82,11 @@ pub async fn spawn(router: axum::Router) -> TestServer {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .expect("bind 127.0.0.1:0");
+    serve_on(listener, router)
+}
+
+/// Serves `router` on `listener` (bound by the caller, who may need the address first).
+fn serve_on(listener: tokio::net::TcpListener, router: axum::Router) -> TestServer {
     let addr = listener.local_addr().expect("local address of a bound listener");
     let handle = tokio::spawn(async move {
         let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
