@@ -1,7 +1,9 @@
 //! Peers nobody here wrote, run against AEP extensions: the official MCP conformance
 //! suite (`@modelcontextprotocol/conformance`), the MCP Inspector's CLI, the official
 //! Python MCP SDK clients 1.x and 2.x, headless Chromium (CORS as a browser applies it),
-//! and a foreign AEP extension written in Python (FastAPI + FastMCP). `install.sh` installs them (pinned) into `target/peers`
+//! a foreign AEP extension written in Python (FastAPI + FastMCP), and a real OAuth
+//! authorization server (panva's `oidc-provider`, [`OidcProvider`]) with the Python SDK's
+//! OAuth client (`python_oauth.rs`). `install.sh` installs them (pinned) into `target/peers`
 //! (`AEP_PEERS_DIR` overrides it); `README.md` documents each peer's commands and output.
 //!
 //! Every call is bounded in time, captures the peer's output (a peer's own summary line
@@ -9,6 +11,12 @@
 //! fails. [`Peers::require`] finds the installation: when it is missing, tests FAIL
 //! under CI (`CI` set; `.ci/run` installs the peers) and otherwise print a notice and
 //! pass without running.
+
+mod oidc;
+mod python_oauth;
+
+pub use oidc::{OidcClient, OidcOptions, OidcProvider, Pkce, SigningAlg, Token, jwt_parts};
+pub use python_oauth::PythonOAuthServer;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -176,9 +184,16 @@ impl Peers {
         let dir = std::env::var_os("AEP_PEERS_DIR")
             .map(PathBuf::from)
             .unwrap_or_else(|| repo_root().join("target/peers"));
-        let complete = ["conformance", "inspector-cli", "py1", "py2", "browser-cors"]
-            .iter()
-            .all(|bin| dir.join("bin").join(bin).exists());
+        let complete = [
+            "conformance",
+            "inspector-cli",
+            "py1",
+            "py2",
+            "browser-cors",
+            "oidc-provider",
+        ]
+        .iter()
+        .all(|bin| dir.join("bin").join(bin).exists());
         complete.then_some(Self { dir })
     }
 
