@@ -20,6 +20,9 @@ pub mod codes {
     pub const DESCRIPTOR_INVALID: &str = "aep_descriptor_invalid";
     /// The client was given a bad base URL or argument.
     pub const ENDPOINT_INVALID: &str = "endpoint_invalid";
+    /// The extension refused the call (401/403) and its
+    /// [`TokenSource`](super::TokenSource) could not sign in (the message says why).
+    pub const AUTHORIZATION_FAILED: &str = "authorization_failed";
 }
 
 /// Why a call failed. `code` is one of [`codes`]; when the extension answered with an

@@ -21,8 +21,10 @@
 mod error;
 mod lines;
 mod sse;
+mod token;
 
 use std::pin::Pin;
+use std::sync::Arc;
 use std::time::Duration;
 
 use futures::{Stream, StreamExt};
@@ -34,6 +36,7 @@ use url::Url;
 pub use error::{ClientError, codes};
 pub use lines::{LineError, LineReader, error_chain};
 pub use sse::{MAX_EVENT_BYTES, SseDecoder};
+pub use token::{Challenge, MAX_CHALLENGES, TokenSource};
 
 use crate::protocol::{
     ChatRequest, ChatResponse, ChatUpdate, ConfigurationCatalog, ErrorResponse, Health, Manifest,
@@ -54,6 +57,7 @@ pub struct Client {
     base: Url,
     revision: ProtocolVersion,
     token: Option<String>,
+    source: Option<Arc<dyn TokenSource>>,
 }
 
 /// Options of a [`Client`]. Its `Debug` never shows the bearer token.
@@ -64,10 +68,15 @@ pub struct ClientBuilder {
     connect_timeout: Duration,
     read_timeout: Duration,
     token: Option<String>,
+    source: Option<Arc<dyn TokenSource>>,
 }
 
-fn redacted(token: &Option<String>) -> &'static str {
-    if token.is_some() { "<redacted>" } else { "none" }
+fn redacted(token: &Option<String>, source: &Option<Arc<dyn TokenSource>>) -> &'static str {
+    match (token, source) {
+        (_, Some(_)) => "<token source>",
+        (Some(_), None) => "<redacted>",
+        (None, None) => "none",
+    }
 }
 
 impl std::fmt::Debug for Client {
@@ -75,7 +84,7 @@ impl std::fmt::Debug for Client {
         f.debug_struct("Client")
             .field("base", &self.base.as_str())
             .field("revision", &self.revision)
-            .field("token", &redacted(&self.token))
+            .field("token", &redacted(&self.token, &self.source))
             .finish_non_exhaustive()
     }
 }
@@ -85,7 +94,7 @@ impl std::fmt::Debug for ClientBuilder {
         f.debug_struct("ClientBuilder")
             .field("base", &self.base)
             .field("revision", &self.revision)
-            .field("token", &redacted(&self.token))
+            .field("token", &redacted(&self.token, &self.source))
             .finish_non_exhaustive()
     }
 }
@@ -116,6 +125,14 @@ impl ClientBuilder {
         self
     }
 
+    /// Takes each call's bearer token from `source` (it wins over [`Self::bearer_token`])
+    /// and, when a call is refused with 401 (or 403 and a challenge), lets the source
+    /// sign in and sends the call again: see [`TokenSource`].
+    pub fn token_source(mut self, source: Arc<dyn TokenSource>) -> Self {
+        self.source = Some(source);
+        self
+    }
+
     /// Builds the client; the base URL must be absolute HTTP(S) without credentials.
     pub fn build(self) -> Result<Client, ClientError> {
         let base = validate::parse_base_url(&self.base)
@@ -130,6 +147,7 @@ impl ClientBuilder {
             base,
             revision: self.revision,
             token: self.token,
+            source: self.source,
         })
     }
 }
@@ -148,6 +166,7 @@ impl Client {
             connect_timeout: Duration::from_secs(10),
             read_timeout: Duration::from_secs(120),
             token: None,
+            source: None,
         }
     }
 
@@ -175,7 +194,60 @@ impl Client {
         request: reqwest::RequestBuilder,
         url: &str,
     ) -> Result<reqwest::Response, ClientError> {
-        let mut request = match &self.token {
+        let mut request = request;
+        let mut challenges = 0;
+        loop {
+            // A copy for a retry after a sign-in (JSON bodies can be copied).
+            let retry = match &self.source {
+                Some(_) if challenges < MAX_CHALLENGES => request.try_clone(),
+                _ => None,
+            };
+            let token = match &self.source {
+                Some(source) => source.token().await,
+                None => self.token.clone(),
+            };
+            let response = self.send_once(request, token.as_deref(), url).await?;
+            let status = response.status();
+            if status.is_success() {
+                return Ok(response);
+            }
+            let challenge = response
+                .headers()
+                .get(header::WWW_AUTHENTICATE)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned);
+            let refused = status == http::StatusCode::UNAUTHORIZED
+                || (status == http::StatusCode::FORBIDDEN && challenge.is_some());
+            let (Some(source), Some(next), true) = (&self.source, retry, refused) else {
+                return Err(failure(response, url).await);
+            };
+            let seen = Challenge {
+                status,
+                www_authenticate: challenge.as_deref(),
+                sent_token: token.as_deref(),
+            };
+            match source.challenged(seen).await {
+                Ok(()) => {
+                    challenges += 1;
+                    request = next;
+                }
+                Err(reason) => {
+                    let mut error = failure(response, url).await;
+                    error.code = codes::AUTHORIZATION_FAILED;
+                    error.message = format!("{}; sign-in: {reason}", error.message);
+                    return Err(error);
+                }
+            }
+        }
+    }
+
+    async fn send_once(
+        &self,
+        request: reqwest::RequestBuilder,
+        token: Option<&str>,
+        url: &str,
+    ) -> Result<reqwest::Response, ClientError> {
+        let mut request = match token {
             Some(token) => request.bearer_auth(token),
             None => request,
         };
@@ -185,11 +257,7 @@ impl Client {
             crate::telemetry::inject(&mut headers);
             request = request.headers(headers);
         }
-        let response = request.send().await.map_err(|e| unreachable(url, &e))?;
-        if response.status().is_success() {
-            return Ok(response);
-        }
-        Err(failure(response, url).await)
+        request.send().await.map_err(|e| unreachable(url, &e))
     }
 
     async fn get<T: DeserializeOwned>(&self, url: String) -> Result<T, ClientError> {

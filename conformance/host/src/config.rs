@@ -20,6 +20,34 @@
 //! provider = "ollama"
 //! model = "llama3.2"
 //! ```
+//!
+//! ## Signing in with OAuth
+//!
+//! An `oauth` table under an extension (its AEP routes and MCP servers) or under a tool
+//! that points straight at an MCP server makes the host sign in with OAuth 2.1 when
+//! that resource answers 401 (see [`crate::oauth`]). Every key is optional; an empty
+//! table means dynamic client registration, a browser and tokens in memory:
+//!
+//! ```toml
+//! [extensions."acme.tools"]
+//! url = "https://tools.example.com"
+//! [extensions."acme.tools".oauth]
+//! client_id = "aep-host"                 # pre-registered client (else CIMD or registration)
+//! client_secret_file = "~/.config/aep-host/acme.secret"   # its secret, first line
+//! client_metadata_url = "https://host.example/client.json" # CIMD, where the server supports it
+//! scope = "tools:read tools:call"        # else the challenge's, else scopes_supported
+//! client_credentials = false             # true: machine to machine (needs id and secret)
+//! headless = false                       # true: follow the redirects, no browser
+//! open_browser = true                    # open the authorization URL in a browser
+//! redirect_port = 8765                   # the 127.0.0.1 redirect listener (default: any)
+//! token_store = "file"                   # "memory" (default), "file" (the default file), or a path
+//!
+//! [tools.remote_hash.oauth]              # a direct MCP source: that server only
+//! headless = true
+//! ```
+//!
+//! Secrets never go in the file itself: `client_secret_file` names a file, and
+//! `token_env` an environment variable.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -29,7 +57,9 @@ use serde::Deserialize;
 use crate::catalog::{ToolResource, ToolSource};
 use crate::error::{ErrorCode, HostError, Result};
 use crate::models::ModelRef;
+use crate::oauth::{OAuthOptions, OAuthSettings};
 use aep_sdk::protocol::ProtocolVersion;
+use url::Url;
 
 use crate::registry::{ExtensionEntry, Registry, parse_revision};
 
@@ -61,6 +91,9 @@ pub struct ExtensionConfig {
     /// to its AEP routes and its MCP servers). The token itself never goes in the file.
     #[serde(default)]
     pub token_env: Option<String>,
+    /// Sign in with OAuth when the extension answers 401 (see the module documentation).
+    #[serde(default)]
+    pub oauth: Option<OAuthSettings>,
 }
 
 /// `[tools.<id>]`: exactly one of (`extension` + `contribution`) or (`mcp_url` + `mcp_tool`).
@@ -88,6 +121,9 @@ pub struct ToolConfig {
     /// Whether agents may use the tool (default true).
     #[serde(default = "yes")]
     pub enabled: bool,
+    /// Sign in with OAuth when the MCP server (direct source) answers 401.
+    #[serde(default)]
+    pub oauth: Option<OAuthSettings>,
 }
 
 fn yes() -> bool {
@@ -126,6 +162,13 @@ impl HostConfig {
                 })?;
                 entry = entry.with_bearer_token(&token)?;
             }
+            if let Some(oauth) = &extension.oauth {
+                let options = oauth.options().map_err(|mut e| {
+                    e.message = format!("extension '{id}': {}", e.message);
+                    e
+                })?;
+                entry = entry.with_oauth(options)?;
+            }
             registry.insert(entry)?;
         }
         Ok(registry)
@@ -158,6 +201,28 @@ impl HostConfig {
     /// The Tool resources, each checked to select exactly one source.
     pub fn tool_resources(&self) -> Result<Vec<ToolResource>> {
         self.tools.iter().map(|(id, tool)| tool.to_resource(id)).collect()
+    }
+
+    /// The OAuth options of the tools that point straight at an MCP server, by server URL.
+    pub fn mcp_oauth(&self) -> Result<Vec<(Url, OAuthOptions)>> {
+        let mut servers = Vec::new();
+        for (id, tool) in &self.tools {
+            let (Some(url), Some(oauth)) = (&tool.mcp_url, &tool.oauth) else {
+                continue;
+            };
+            let url = Url::parse(url).map_err(|e| {
+                HostError::new(
+                    ErrorCode::ConfigurationInvalid,
+                    format!("tool '{id}': mcp_url '{url}': {e}"),
+                )
+            })?;
+            let options = oauth.options().map_err(|mut e| {
+                e.message = format!("tool '{id}': {}", e.message);
+                e
+            })?;
+            servers.push((url, options));
+        }
+        Ok(servers)
     }
 
     /// The model reference named `name`.

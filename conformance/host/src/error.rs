@@ -50,6 +50,9 @@ pub enum ErrorCode {
     ConfigurationInvalid,
     /// `aep-host inspect` found no `aep-inspector` binary to run.
     InspectorNotFound,
+    /// A protected resource refused the host (401/403) and signing in with OAuth failed
+    /// or would not help; the message says why and what to do.
+    AuthorizationFailed,
 }
 
 impl ErrorCode {
@@ -74,6 +77,7 @@ impl ErrorCode {
             ErrorCode::ModelProviderNotFound => "model_provider_not_found",
             ErrorCode::ConfigurationInvalid => "configuration_invalid",
             ErrorCode::InspectorNotFound => "inspector_not_found",
+            ErrorCode::AuthorizationFailed => "authorization_failed",
         }
     }
 }
@@ -120,6 +124,7 @@ impl HostError {
             codes::DESCRIPTOR_INVALID => ErrorCode::AepDescriptorInvalid,
             codes::ENDPOINT_INVALID => ErrorCode::EndpointInvalid,
             codes::EXTENSION_REQUEST_FAILED => ErrorCode::ExtensionRequestFailed,
+            codes::AUTHORIZATION_FAILED => ErrorCode::AuthorizationFailed,
             _ => ErrorCode::InvalidResponse,
         };
         Self::new(code, error.to_string())

@@ -8,6 +8,9 @@
 //!   [`catalog::AgentTool`]s, with the spec's explicit failure codes;
 //! - [`mcp`]: one rmcp client per MCP server, reused, with a cached `tools/list`, the
 //!   server's resources and prompts, and an optional policy answering its elicitations;
+//! - [`oauth`]: the OAuth 2.1 client that signs in when an MCP server or an extension's
+//!   AEP routes answer 401 (discovery, registration, PKCE, refresh, step-up, client
+//!   credentials, a token store);
 //! - [`invoke`]: argument checks against the MCP input schema, results as MCP content;
 //! - [`models`]: model-provider references and chat through the canonical client;
 //! - [`agent`]: the chat-with-tools loop;
@@ -31,8 +34,8 @@
 //! ```
 //!
 //! Modules depend one way: `error` and `invoke` (argument checks, tool output) are
-//! leaves; `registry` (extensions, discovery) and `mcp` (the client pool) use only
-//! `error`; `models` uses `registry`; `catalog` uses `registry`, `mcp` and `invoke`;
+//! leaves; `oauth` uses only `error`; `registry` (extensions, discovery) and `mcp` (the
+//! client pool) use `error` and `oauth`; `models` uses `registry`; `catalog` uses `registry`, `mcp` and `invoke`;
 //! `config` builds a registry and catalog resources from a file; `agent` uses `catalog`
 //! and `models`; `cli`, `demo` and `render` sit on top.
 #![warn(missing_docs)]
@@ -46,6 +49,7 @@ pub mod error;
 pub mod invoke;
 pub mod mcp;
 pub mod models;
+pub mod oauth;
 pub mod registry;
 pub mod render;
 

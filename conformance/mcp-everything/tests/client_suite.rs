@@ -16,14 +16,37 @@ use aep_peers::{Peers, Run};
 use common::{baseline_file, passed, suite, write_result_table};
 use serde_json::Value;
 
-/// The scenarios the client must pass (issue 19): not in the baseline, and the client
-/// itself exits 0 on them.
-const REQUIRED: [&str; 4] = [
+/// The scenarios the client must pass (issues 19 and 26): not in the baseline, and the
+/// client itself exits 0 on them (but those of [`GIVES_UP`]).
+const REQUIRED: [&str; 20] = [
     "initialize",
     "tools_call",
     "elicitation-sep1034-client-defaults",
     "sse-retry",
+    // OAuth (the host's client, headless): discovery, client identity, scope, token
+    // endpoint authentication, pre-registration, and the 2025-03-26 fallbacks.
+    "auth/metadata-default",
+    "auth/metadata-var1",
+    "auth/metadata-var2",
+    "auth/metadata-var3",
+    "auth/basic-cimd",
+    "auth/scope-from-www-authenticate",
+    "auth/scope-from-scopes-supported",
+    "auth/scope-omitted-when-undefined",
+    "auth/scope-step-up",
+    "auth/scope-retry-limit",
+    "auth/token-endpoint-auth-basic",
+    "auth/token-endpoint-auth-post",
+    "auth/token-endpoint-auth-none",
+    "auth/pre-registration",
+    "auth/2025-03-26-oauth-metadata-backcompat",
+    "auth/2025-03-26-oauth-endpoint-fallback",
 ];
+
+/// Required scenarios in which the client is meant to give up (the suite allows it an
+/// error exit there): it must exit 1 with this reason on stderr. In scope-retry-limit
+/// every token is refused with 403 `insufficient_scope` for a scope it already has.
+const GIVES_UP: [(&str, &str); 1] = [("auth/scope-retry-limit", "signing in again would not help")];
 
 const CLIENT: &str = env!("CARGO_BIN_EXE_aep-mcp-everything-client");
 
@@ -157,9 +180,25 @@ fn every_client_scenario_passes_or_is_in_the_baseline() {
                 failures.push(format!("{scenario}:\n{}", run.describe()));
             }
             // The suite's verdict reads only the checks; the required scenarios also need
-            // the client to have finished cleanly.
-            if REQUIRED.contains(&scenario.as_str()) && run.stderr.contains("Client exited with code") {
-                failures.push(format!("{scenario}: the client failed\n{}", run.describe()));
+            // the client to have finished cleanly, or to have given up for the right reason.
+            if REQUIRED.contains(&scenario.as_str()) {
+                let failed = run.stderr.contains("Client exited with code");
+                match GIVES_UP.iter().find(|(s, _)| s == scenario) {
+                    Some((_, reason))
+                        if !(run.stderr.contains("Client exited with code 1")
+                            && run.stderr.contains(reason)) =>
+                    {
+                        failures.push(format!(
+                            "{scenario}: the client must give up ({reason})\n{}",
+                            run.describe()
+                        ));
+                    }
+                    Some(_) => {}
+                    None if failed => {
+                        failures.push(format!("{scenario}: the client failed\n{}", run.describe()))
+                    }
+                    None => {}
+                }
             }
             table.push((scenario.clone(), revisions.clone(), pass));
         }

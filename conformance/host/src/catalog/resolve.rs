@@ -95,6 +95,9 @@ async fn resolve_aep(
     if let Some(token) = entry.bearer_token() {
         pool.set_bearer_token(&entry.base_url, token);
     }
+    if let Some(options) = entry.oauth() {
+        pool.set_oauth(&entry.base_url, options.clone());
+    }
     let tool = pool
         .find_tool(&url, &contribution.mcp.tool)
         .await

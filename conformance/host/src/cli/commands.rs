@@ -75,6 +75,7 @@ async fn discover_command(
 ) -> Result<ExitCode> {
     let revision = parse_revision(&cli.revision)?;
     let entry = ExtensionEntry::new(id.unwrap_or("(any)"), url, revision)?;
+    let entry = super::host::with_flags(entry, cli.oauth.options()?.as_ref())?;
     let manifest = match id {
         Some(_) => discover(&entry).await?,
         None => entry.client().discover().await?,

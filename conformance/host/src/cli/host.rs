@@ -7,6 +7,7 @@ use crate::config::HostConfig;
 use crate::error::Result;
 use crate::mcp::McpPool;
 use crate::models::ModelRef;
+use crate::oauth::OAuthOptions;
 use crate::registry::{ExtensionEntry, Registry, parse_revision};
 
 use super::Cli;
@@ -26,7 +27,11 @@ impl Host {
     pub async fn from_cli(cli: &Cli) -> Result<Self> {
         let (config, registry) = registry(cli)?;
         let registry = Arc::new(registry);
-        let catalog = Catalog::new(registry.clone(), McpPool::new());
+        let pool = McpPool::new();
+        for (url, options) in config.mcp_oauth()? {
+            pool.set_oauth(&url, options);
+        }
+        let catalog = Catalog::new(registry.clone(), pool);
         let resources = config.tool_resources()?;
         if resources.is_empty() {
             let ids: Vec<String> = registry.entries().map(|e| e.id.clone()).collect();
@@ -67,8 +72,20 @@ pub fn registry(cli: &Cli) -> Result<(HostConfig, Registry)> {
     };
     let mut registry = config.registry()?;
     let revision = parse_revision(&cli.revision)?;
+    let oauth = cli.oauth.options()?;
     for flag in &cli.extensions {
-        registry.insert(ExtensionEntry::parse_flag(flag, revision)?)?;
+        registry.insert(with_flags(
+            ExtensionEntry::parse_flag(flag, revision)?,
+            oauth.as_ref(),
+        )?)?;
     }
     Ok((config, registry))
+}
+
+/// `entry`, signing in as the `--oauth-*` flags say (when they do).
+pub fn with_flags(entry: ExtensionEntry, oauth: Option<&OAuthOptions>) -> Result<ExtensionEntry> {
+    match oauth {
+        Some(options) => entry.with_oauth(options.clone()),
+        None => Ok(entry),
+    }
 }

@@ -6,11 +6,13 @@
 //! declares none, every tool contribution of every registered extension becomes one.
 //! `resources` and `prompts` take an extension's base URL, or the id of a registered
 //! extension (then its bearer token is sent too), and reach the MCP servers its manifest
-//! declares.
+//! declares. The `--oauth-*` flags sign in with OAuth 2.1 to the extensions given on the
+//! command line when they answer 401 (see [`OAuthArgs`]).
 
 mod commands;
 mod host;
 mod inspect;
+mod oauth;
 mod surface;
 
 use std::path::PathBuf;
@@ -20,6 +22,7 @@ use clap::{Parser, Subcommand};
 
 pub use commands::run;
 pub use host::{Host, registry};
+pub use oauth::OAuthArgs;
 pub use surface::{McpTarget, mcp_target, prompt_arguments};
 
 use crate::agent::DEFAULT_MAX_STEPS;
@@ -42,6 +45,9 @@ pub struct Cli {
     /// `discover`: "1.0" or "2026-08-01".
     #[arg(long, global = true, default_value = "2026-08-01")]
     pub revision: String,
+    /// Signing in with OAuth to the extensions given on the command line.
+    #[command(flatten)]
+    pub oauth: OAuthArgs,
     /// What to do.
     #[command(subcommand)]
     pub command: Command,

@@ -36,7 +36,11 @@ fn entry(cli: &Cli, extension: &str) -> Result<(ExtensionEntry, bool)> {
         return Ok((entry.clone(), true));
     }
     let revision = parse_revision(&cli.revision)?;
-    Ok((ExtensionEntry::new("(any)", extension, revision)?, false))
+    let entry = ExtensionEntry::new("(any)", extension, revision)?;
+    Ok((
+        super::host::with_flags(entry, cli.oauth.options()?.as_ref())?,
+        false,
+    ))
 }
 
 /// The declared MCP servers of `manifest`, by id, with their resolved endpoints.
@@ -75,6 +79,9 @@ pub async fn mcp_target(
     let pool = McpPool::new();
     if let Some(token) = entry.bearer_token() {
         pool.set_bearer_token(&entry.base_url, token);
+    }
+    if let Some(options) = entry.oauth() {
+        pool.set_oauth(&entry.base_url, options.clone());
     }
     let ids = || {
         declared

@@ -15,7 +15,12 @@
 //! - A server's `elicitation/create` during a call is answered by the pool's
 //!   [`ElicitationPolicy`] when one is set ([`PoolOptions::elicitation`]); the
 //!   `elicitation` capability is declared only then.
-//! - Every wait is bounded ([`PoolOptions`]).
+//! - A server's requests carry a bearer token ([`McpPool::set_bearer_token`]) or go
+//!   through an OAuth client ([`McpPool::set_oauth`]) that signs in when the server
+//!   answers 401, steps up on 403 `insufficient_scope`, and sends the request again,
+//!   mid-session if need be.
+//! - Every wait is bounded ([`PoolOptions`]; with OAuth, each bound grows by the
+//!   sign-in's own, [`SignIn::bound`]).
 
 mod elicitation;
 mod failure;
@@ -35,11 +40,12 @@ use url::Url;
 
 pub use elicitation::{ElicitationPolicy, schema_defaults};
 pub(crate) use failure::Failure;
-use slot::Slot;
+use slot::{Auth, Slot};
 pub use surface::Capability;
 
 use crate::JsonObject;
 use crate::error::{ErrorCode, HostError, Result};
+use crate::oauth::{OAuthOptions, SignIn};
 
 /// Which MCP revision the pool's clients speak.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -104,8 +110,13 @@ pub struct McpPool {
 struct Inner {
     options: PoolOptions,
     servers: Mutex<HashMap<String, Arc<Slot>>>,
-    // Bearer tokens by URL prefix (an extension's base URL); never logged.
-    tokens: Mutex<Vec<(String, String)>>,
+    // Credentials by URL prefix (an extension's base URL, a server's URL); never logged.
+    credentials: Mutex<Vec<(String, Credential)>>,
+}
+
+enum Credential {
+    Bearer(String),
+    OAuth(Box<OAuthOptions>),
 }
 
 impl std::fmt::Debug for McpPool {
@@ -128,7 +139,7 @@ impl McpPool {
             inner: Arc::new(Inner {
                 options,
                 servers: Mutex::default(),
-                tokens: Mutex::default(),
+                credentials: Mutex::default(),
             }),
         }
     }
@@ -136,34 +147,62 @@ impl McpPool {
     /// Sends `Authorization: Bearer <token>` to every MCP server whose URL starts with
     /// `prefix` (an extension's base URL), on connections made from now on.
     pub fn set_bearer_token(&self, prefix: &Url, token: &str) {
-        let mut tokens = match self.inner.tokens.lock() {
-            Ok(tokens) => tokens,
-            Err(poisoned) => poisoned.into_inner(),
-        };
-        tokens.retain(|(p, _)| p != prefix.as_str());
-        tokens.push((prefix.as_str().to_owned(), token.to_owned()));
+        self.set_credential(prefix, Credential::Bearer(token.to_owned()));
     }
 
-    fn token_for(&self, url: &Url) -> Option<String> {
-        let tokens = match self.inner.tokens.lock() {
-            Ok(tokens) => tokens,
+    /// Signs in with OAuth (see [`crate::oauth`]) to every MCP server whose URL starts
+    /// with `prefix` (an extension's base URL, or one server's URL) when it answers 401,
+    /// on connections made from now on. Each server is its own protected resource; they
+    /// share the options' token store.
+    pub fn set_oauth(&self, prefix: &Url, options: OAuthOptions) {
+        self.set_credential(prefix, Credential::OAuth(Box::new(options)));
+    }
+
+    fn set_credential(&self, prefix: &Url, credential: Credential) {
+        let mut credentials = match self.inner.credentials.lock() {
+            Ok(credentials) => credentials,
             Err(poisoned) => poisoned.into_inner(),
         };
-        tokens
+        credentials.retain(|(p, _)| p != prefix.as_str());
+        credentials.push((prefix.as_str().to_owned(), credential));
+    }
+
+    /// The server's authorization: the credential of the longest matching prefix.
+    fn auth_for(&self, url: &Url) -> Option<Auth> {
+        let credentials = match self.inner.credentials.lock() {
+            Ok(credentials) => credentials,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        let (_, credential) = credentials
             .iter()
-            .find(|(prefix, _)| url.as_str().starts_with(prefix.as_str()))
-            .map(|(_, t)| t.clone())
+            .filter(|(prefix, _)| url.as_str().starts_with(prefix.as_str()))
+            .max_by_key(|(prefix, _)| prefix.len())?;
+        match credential {
+            Credential::Bearer(token) => Some(Auth::Bearer(token.clone())),
+            Credential::OAuth(options) => match SignIn::new(url, (**options).clone()) {
+                Ok(sign_in) => Some(Auth::OAuth(sign_in)),
+                Err(error) => {
+                    tracing::warn!(%url, "no OAuth client: {error}");
+                    None
+                }
+            },
+        }
     }
 
     fn slot(&self, url: &Url) -> Arc<Slot> {
-        let token = self.token_for(url);
         let mut servers = match self.inner.servers.lock() {
             Ok(servers) => servers,
             Err(poisoned) => poisoned.into_inner(),
         };
         servers
             .entry(url.as_str().to_owned())
-            .or_insert_with(|| Arc::new(Slot::new(url.clone(), self.inner.options.clone(), token)))
+            .or_insert_with(|| {
+                Arc::new(Slot::new(
+                    url.clone(),
+                    self.inner.options.clone(),
+                    self.auth_for(url),
+                ))
+            })
             .clone()
     }
 

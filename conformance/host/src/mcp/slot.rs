@@ -4,6 +4,7 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use rmcp::ServiceError;
 use rmcp::model::{CallToolRequestParams, CallToolResult, ProtocolVersion, Tool};
 use rmcp::service::{ClientLifecycleMode, ClientServiceExt, RoleClient, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
@@ -16,7 +17,8 @@ use super::failure::{Failure, classify, initialize_failed, unreachable};
 use super::listener::{Listener, Signals};
 use super::{McpRevision, PoolOptions, PoolStats};
 use crate::JsonObject;
-use crate::error::Result;
+use crate::error::{HostError, Result};
+use crate::oauth::{OAuthHttpClient, SignIn};
 
 pub(super) type Client = RunningService<RoleClient, Listener>;
 
@@ -25,11 +27,18 @@ struct Cached {
     tools: Arc<[Tool]>,
 }
 
+/// How a slot's requests are authorized.
+pub(crate) enum Auth {
+    /// A static bearer token; never logged (the slot has no Debug).
+    Bearer(String),
+    /// An OAuth client that signs in when the server answers 401.
+    OAuth(SignIn),
+}
+
 pub(crate) struct Slot {
     pub(super) url: Url,
     pub(super) options: PoolOptions,
-    // Sent as `Authorization: Bearer`; never logged (the struct has no Debug).
-    token: Option<String>,
+    auth: Option<Auth>,
     connection: Mutex<Option<Arc<Client>>>,
     tools: Mutex<Option<Cached>>,
     signals: Arc<Signals>,
@@ -43,11 +52,18 @@ fn alive(client: &Client) -> bool {
 }
 
 impl Slot {
-    pub(crate) fn new(url: Url, options: PoolOptions, token: Option<String>) -> Self {
+    pub(crate) fn new(url: Url, mut options: PoolOptions, auth: Option<Auth>) -> Self {
+        if let Some(Auth::OAuth(sign_in)) = &auth {
+            // Any request may have to wait for a sign-in first.
+            let extra = sign_in.bound();
+            options.connect_timeout += extra;
+            options.request_timeout += extra;
+            options.call_timeout += extra;
+        }
         Self {
             url,
             options,
-            token,
+            auth,
             connection: Mutex::new(None),
             tools: Mutex::new(None),
             signals: Arc::default(),
@@ -86,13 +102,28 @@ impl Slot {
     }
 
     async fn connect(&self) -> Result<Client> {
-        let mut config = StreamableHttpClientTransportConfig::with_uri(self.url.as_str())
+        let config = StreamableHttpClientTransportConfig::with_uri(self.url.as_str())
             .reinit_on_expired_session(true)
             .session_recovery_timeout(self.options.connect_timeout);
-        if let Some(token) = &self.token {
-            config = config.auth_header(token.clone());
-        }
-        let transport = StreamableHttpClientTransport::from_config(config);
+        let transport = match &self.auth {
+            Some(Auth::OAuth(sign_in)) => {
+                let http = OAuthHttpClient::new(reqwest::Client::default(), sign_in.clone());
+                return self
+                    .initialize(StreamableHttpClientTransport::with_client(http, config))
+                    .await;
+            }
+            Some(Auth::Bearer(token)) => {
+                StreamableHttpClientTransport::from_config(config.auth_header(token.clone()))
+            }
+            None => StreamableHttpClientTransport::from_config(config),
+        };
+        self.initialize(transport).await
+    }
+
+    async fn initialize<C>(&self, transport: StreamableHttpClientTransport<C>) -> Result<Client>
+    where
+        C: rmcp::transport::streamable_http_client::StreamableHttpClient,
+    {
         let (protocol, lifecycle) = match self.options.revision {
             McpRevision::Session => (
                 ProtocolVersion::LATEST_WITH_INITIALIZE,
@@ -113,13 +144,33 @@ impl Slot {
         .await
         {
             Ok(Ok(client)) => Ok(client),
-            Ok(Err(error)) => Err(initialize_failed(&self.url, error)),
+            Ok(Err(error)) => Err(self
+                .auth_failure("MCP initialize")
+                .unwrap_or_else(|| initialize_failed(&self.url, error))),
             Err(_) => Err(unreachable(
                 &self.url,
                 "MCP initialize",
                 &format!("no answer within {:?}", self.options.connect_timeout),
             )),
         }
+    }
+
+    /// What the failure of `what` means, told by the OAuth client when signing in failed
+    /// (a sign-in that failed is not retried by reconnecting).
+    pub(super) fn classify(&self, what: &str, error: ServiceError) -> Failure {
+        match self.auth_failure(what) {
+            Some(error) => Failure::Rejected(error),
+            None => classify(&self.url, what, error),
+        }
+    }
+
+    fn auth_failure(&self, what: &str) -> Option<HostError> {
+        let Some(Auth::OAuth(sign_in)) = &self.auth else {
+            return None;
+        };
+        let mut error = sign_in.take_failure()?;
+        error.message = format!("{}: {what}: {}", self.url, error.message);
+        Some(error.with_target(self.url.as_str()))
     }
 
     /// Forgets `client` if it is still the current one (its transport failed).
@@ -163,7 +214,7 @@ impl Slot {
             let listed = timeout(self.options.request_timeout, client.peer().list_all_tools()).await;
             match listed {
                 Ok(Ok(tools)) => return Ok((generation, tools)),
-                Ok(Err(error)) => match classify(&self.url, "tools/list", error) {
+                Ok(Err(error)) => match self.classify("tools/list", error) {
                     Failure::Transport(error) => {
                         self.discard(&client).await;
                         last = Some(error);
@@ -226,7 +277,7 @@ impl Slot {
         match outcome {
             Ok(Ok(result)) => Ok(result),
             Ok(Err(error)) => {
-                let failure = classify(&self.url, &format!("tools/call '{name}'"), error);
+                let failure = self.classify(&format!("tools/call '{name}'"), error);
                 if let Failure::Transport(_) = failure {
                     self.discard(&client).await;
                 }

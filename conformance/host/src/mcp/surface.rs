@@ -13,7 +13,7 @@ use rmcp::model::{
 };
 use tokio::time::timeout;
 
-use super::failure::{Failure, classify, unreachable};
+use super::failure::{Failure, unreachable};
 use super::slot::{Client, Slot};
 use crate::JsonObject;
 use crate::error::{ErrorCode, HostError, Result};
@@ -85,7 +85,7 @@ impl Slot {
             let client = self.client().await?;
             match timeout(self.options.request_timeout, send(client.clone())).await {
                 Ok(Ok(value)) => return Ok(value),
-                Ok(Err(error)) => match classify(&self.url, what, error) {
+                Ok(Err(error)) => match self.classify(what, error) {
                     Failure::Transport(error) => {
                         self.discard(&client).await;
                         last = Some(error);

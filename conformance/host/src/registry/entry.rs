@@ -8,6 +8,7 @@ use aep_sdk::validate::{EndpointError, parse_base_url};
 use url::Url;
 
 use crate::error::{ErrorCode, HostError, Result};
+use crate::oauth::{OAuthOptions, SignIn};
 
 /// Bound on establishing a connection to an extension.
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
@@ -27,6 +28,7 @@ pub struct ExtensionEntry {
     pub revision: ProtocolVersion,
     client: Client,
     token: Option<Token>,
+    oauth: Option<OAuthOptions>,
 }
 
 /// A bearer token; its `Debug` never shows it.
@@ -72,6 +74,7 @@ impl ExtensionEntry {
             revision,
             client,
             token: None,
+            oauth: None,
         })
     }
 
@@ -91,6 +94,28 @@ impl ExtensionEntry {
     /// The bearer token configured for this extension, if any.
     pub fn bearer_token(&self) -> Option<&str> {
         self.token.as_ref().map(|t| t.0.as_str())
+    }
+
+    /// Signs in with OAuth when this extension answers 401: its AEP routes (the
+    /// canonical client, the base URL as the resource) and, through the catalog's MCP
+    /// pool, its MCP servers (each its own resource, the token store shared).
+    pub fn with_oauth(mut self, options: OAuthOptions) -> Result<Self> {
+        let sign_in = SignIn::new(&self.base_url, options.clone())?;
+        // A sign-in may happen within any call.
+        let read_timeout = READ_TIMEOUT + sign_in.bound();
+        self.client = Client::builder(self.base_url.as_str())
+            .revision(self.revision)
+            .connect_timeout(CONNECT_TIMEOUT)
+            .read_timeout(read_timeout)
+            .token_source(std::sync::Arc::new(sign_in))
+            .build()?;
+        self.oauth = Some(options);
+        Ok(self)
+    }
+
+    /// The OAuth options of this extension, if it signs in with OAuth.
+    pub fn oauth(&self) -> Option<&OAuthOptions> {
+        self.oauth.as_ref()
     }
 
     /// Parses `id=url` (the `--extension` flag).

@@ -10,6 +10,12 @@
 //! answer comes on the resumed stream; `elicitation-sep1034-client-defaults`: a tool that
 //! elicits, and at least one elicitation must have been answered).
 //!
+//! A server that answers 401 gets the host's OAuth client (`aep_host::oauth`), headless:
+//! the suite's authorization servers redirect straight back with the code. The client
+//! id is a Client ID Metadata Document URL where the server supports those (the suite's
+//! fixed one), else dynamic registration, or the pre-registered `client_id` and
+//! `client_secret` of `MCP_CONFORMANCE_CONTEXT` (JSON) when the scenario gives them.
+//!
 //! Exit 0 when everything succeeded, 1 with the reason on stderr otherwise. Every wait
 //! is bounded, the whole run by 25 s (the suite's own limit is 30 s). `RUST_LOG` turns
 //! on the pool's and rmcp's logs (stderr).
@@ -20,11 +26,40 @@ use std::time::Duration;
 
 use aep_host::JsonObject;
 use aep_host::mcp::{ElicitationPolicy, McpPool, PoolOptions};
+use aep_host::oauth::{Authorize, OAuthOptions, Secret};
 use serde_json::Value;
 use url::Url;
 
 /// The whole run; the suite kills the client at 30 s.
 const RUN_BOUND: Duration = Duration::from_secs(25);
+
+/// The client metadata document URL the suite's authorization servers expect as client
+/// id when they support Client ID Metadata Documents (auth/basic-cimd): it need not
+/// resolve, they know its content.
+const CLIENT_METADATA_URL: &str = "https://conformance-test.local/client-metadata.json";
+
+/// How the client signs in: headless, with the context's pre-registered client if any.
+fn oauth_options(context: &Value) -> OAuthOptions {
+    let mut options = OAuthOptions::authorization_code(Authorize::headless())
+        .with_client_metadata_url(Url::parse(CLIENT_METADATA_URL).expect("a URL"));
+    options.request_timeout = Duration::from_secs(5);
+    if let Some(id) = context.get("client_id").and_then(Value::as_str) {
+        let secret = context
+            .get("client_secret")
+            .and_then(Value::as_str)
+            .map(Secret::new);
+        options = options.with_client(id, secret);
+    }
+    options
+}
+
+/// `MCP_CONFORMANCE_CONTEXT`, an object (empty when unset or not JSON).
+fn context() -> Value {
+    std::env::var("MCP_CONFORMANCE_CONTEXT")
+        .ok()
+        .and_then(|text| serde_json::from_str(&text).ok())
+        .unwrap_or_else(|| Value::Object(Default::default()))
+}
 
 /// What a scenario the client knows requires beyond the common flow.
 struct Expect {
@@ -115,6 +150,7 @@ async fn run(url: &Url, scenario: &str) -> Result<(), String> {
         elicitation: Some(ElicitationPolicy::AcceptDefaults),
         ..PoolOptions::default()
     });
+    pool.set_oauth(url, oauth_options(&context()));
     let outcome = exercise(&pool, url, &expect(scenario)).await;
     pool.close().await;
     outcome
@@ -299,6 +335,19 @@ mod tests {
                 "tags": ["example", "example"],
                 "point": {"x": 2, "y": 3},
             })
+        );
+    }
+
+    #[test]
+    fn the_context_s_client_is_pre_registered() {
+        let options = oauth_options(&serde_json::json!({"client_id": "c", "client_secret": "s"}));
+        assert_eq!(options.client_id.as_deref(), Some("c"));
+        assert_eq!(options.client_secret.as_ref().map(Secret::expose), Some("s"));
+        let options = oauth_options(&serde_json::json!({"name": "auth/metadata-default"}));
+        assert_eq!(options.client_id, None);
+        assert_eq!(
+            options.client_metadata_url.as_ref().map(Url::as_str),
+            Some(CLIENT_METADATA_URL)
         );
     }
 
