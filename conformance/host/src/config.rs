@@ -321,6 +321,52 @@ mod tests {
     }
 
     #[test]
+    fn an_oauth_table_signs_the_extension_in() {
+        let text = r#"
+            [extensions.x]
+            url = "http://127.0.0.1:9"
+            [extensions.x.oauth]
+            client_id = "host"
+            scope = "a b"
+            headless = true
+
+            [tools.direct]
+            mcp_url = "http://127.0.0.1:9/mcp"
+            mcp_tool = "t"
+            [tools.direct.oauth]
+        "#;
+        let config = HostConfig::from_toml(text).unwrap();
+        let registry = config.registry().unwrap();
+        let options = registry.get("x").unwrap().oauth().expect("OAuth options");
+        assert_eq!(options.client_id.as_deref(), Some("host"));
+        assert_eq!(options.scope.as_deref(), Some("a b"));
+        let direct = config.mcp_oauth().unwrap();
+        assert_eq!(direct.len(), 1);
+        assert_eq!(direct[0].0.as_str(), "http://127.0.0.1:9/mcp");
+
+        for (body, says) in [
+            (
+                "client_secret_file = \"/nonexistent/secret\"\nclient_id = \"c\"",
+                "/nonexistent/secret",
+            ),
+            ("client_credentials = true", "client credentials need"),
+            (
+                "client_secret_file = \"/nonexistent/secret\"",
+                "/nonexistent/secret",
+            ),
+            ("token_store = 7", "token_store"),
+            ("port = 1", "port"),
+        ] {
+            let text = format!("[extensions.x]\nurl = \"http://h\"\n[extensions.x.oauth]\n{body}");
+            let error = HostConfig::from_toml(&text)
+                .and_then(|c| c.registry())
+                .expect_err(body);
+            assert_eq!(error.code, ErrorCode::ConfigurationInvalid, "{body}");
+            assert!(error.message.contains(says), "{body}: {error}");
+        }
+    }
+
+    #[test]
     fn unknown_keys_are_refused() {
         let error = HostConfig::from_toml("[extensions.x]\nurl = \"http://h\"\nport = 1").unwrap_err();
         assert_eq!(error.code, ErrorCode::ConfigurationInvalid);

@@ -42,6 +42,7 @@
 
 mod aep;
 pub mod challenge;
+mod code;
 pub mod discovery;
 mod listener;
 pub mod metadata;

@@ -71,12 +71,17 @@ impl OAuthSettings {
             Some(path) => Some(Secret::from_file(&expand(path))?),
             None => None,
         };
+        if self.client_credentials && (self.client_id.is_none() || secret.is_none()) {
+            return Err(invalid(
+                "client credentials need a client id and a secret file \
+                 (--oauth-client-id and --oauth-client-secret-file, or client_id and client_secret_file)",
+            ));
+        }
         match (&self.client_id, secret) {
             (Some(id), secret) => options = options.with_client(id.clone(), secret),
-            (None, Some(_)) => return Err(invalid("a client secret file needs a client id (client_id)")),
-            (None, None) if self.client_credentials => {
+            (None, Some(_)) => {
                 return Err(invalid(
-                    "client credentials need a client id and a secret file (client_id, client_secret_file)",
+                    "a client secret file needs a client id (--oauth-client-id, or client_id)",
                 ));
             }
             (None, None) => {}

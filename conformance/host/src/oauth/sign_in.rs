@@ -9,14 +9,14 @@ use std::sync::Arc;
 use url::Url;
 
 use super::challenge::{Challenge, split_scopes};
+use super::code;
 use super::discovery::{Discovery, canonical, discover, failed};
 use super::options::{Grant, OAuthOptions};
-use super::pkce::{self, Pkce};
 use super::registration;
 use super::secret::Secret;
-use super::store::{StoredClient, StoredToken};
-use super::token::{self, Granted};
-use super::visit::{AuthorizationRequest, Authorize};
+use super::store::StoredToken;
+use super::token;
+use super::visit::Authorize;
 use crate::error::{HostError, Result};
 
 /// A token this close to its expiry (seconds) counts as expired.
@@ -316,13 +316,19 @@ impl SignIn {
                 (client, granted)
             }
             Effective::Code(authorize) => {
-                let offered = discovery.metadata.scopes_supported.iter().flatten();
-                if offered.clone().any(|s| s == OFFLINE_ACCESS) && !scopes.iter().any(|s| s == OFFLINE_ACCESS)
-                {
+                let mut offered = discovery.metadata.scopes_supported.iter().flatten();
+                if offered.any(|s| s == OFFLINE_ACCESS) && !scopes.iter().any(|s| s == OFFLINE_ACCESS) {
                     scopes.push(OFFLINE_ACCESS.to_owned());
                 }
-                self.code_grant(authorize, &discovery, &token_endpoint, &scopes)
-                    .await?
+                code::grant(
+                    &inner.http,
+                    options,
+                    authorize,
+                    &discovery,
+                    &token_endpoint,
+                    &scopes,
+                )
+                .await?
             }
         };
         let token = StoredToken {
@@ -339,72 +345,6 @@ impl SignIn {
         state.requested = scopes;
         state.refreshed_on_refusal = false;
         Ok(())
-    }
-
-    /// Authorization code with PKCE: visit, check the redirect, exchange the code.
-    async fn code_grant(
-        &self,
-        authorize: &Authorize,
-        discovery: &Discovery,
-        token_endpoint: &Url,
-        scopes: &[String],
-    ) -> Result<(StoredClient, Granted)> {
-        let inner = &self.inner;
-        let metadata = &discovery.metadata;
-        if let Some(methods) = &metadata.code_challenge_methods_supported
-            && !methods.iter().any(|m| m == "S256")
-        {
-            return Err(failed(format!(
-                "the authorization server {} does not support PKCE with S256 (it lists: {})",
-                discovery.issuer,
-                methods.join(", ")
-            )));
-        }
-        let endpoint = metadata.authorization_endpoint.clone().ok_or_else(|| {
-            failed(format!(
-                "the authorization server {} names no authorization_endpoint",
-                discovery.issuer
-            ))
-        })?;
-        let prepared = authorize.prepare(inner.options.request_timeout).await?;
-        let redirect_uri = prepared.redirect_uri.clone();
-        let client =
-            registration::client_for(&inner.http, &inner.options, discovery, &redirect_uri, scopes).await?;
-        let pkce = Pkce::new()?;
-        let state = pkce::random(16)?;
-        let mut url = endpoint;
-        {
-            let mut query = url.query_pairs_mut();
-            query
-                .append_pair("response_type", "code")
-                .append_pair("client_id", &client.client_id)
-                .append_pair("redirect_uri", redirect_uri.as_str())
-                .append_pair("state", &state)
-                .append_pair("code_challenge", &pkce.challenge)
-                .append_pair("code_challenge_method", "S256")
-                .append_pair("resource", &discovery.resource);
-            if !scopes.is_empty() {
-                query.append_pair("scope", &scopes.join(" "));
-            }
-        }
-        let back = prepared
-            .visit(AuthorizationRequest {
-                url,
-                redirect_uri: redirect_uri.clone(),
-                resource: discovery.resource.clone(),
-                issuer: discovery.issuer.clone(),
-            })
-            .await?;
-        let code = read_redirect(&back, &state, discovery)?;
-        let form = vec![
-            ("code", code),
-            ("redirect_uri", redirect_uri.to_string()),
-            ("code_verifier", pkce.verifier),
-            ("resource", discovery.resource.clone()),
-        ];
-        let granted =
-            token::request(&inner.http, token_endpoint, &client, "authorization_code", form).await?;
-        Ok((client, granted))
     }
 
     fn keep(&self, state: &mut State, token: StoredToken) {
@@ -475,46 +415,4 @@ fn effective_grant<'a>(options: &'a OAuthOptions, discovery: &Discovery) -> Resu
             )))
         }
     }
-}
-
-/// The code of the redirect, once its `state` (and `iss`, RFC 9207) are checked.
-fn read_redirect(url: &Url, state: &str, discovery: &Discovery) -> Result<String> {
-    let get = |name: &str| {
-        url.query_pairs()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.into_owned())
-    };
-    if let Some(error) = get("error") {
-        let description = get("error_description")
-            .map(|d| format!(": {d}"))
-            .unwrap_or_default();
-        return Err(failed(format!(
-            "the authorization server {} refused the authorization: {error}{description}",
-            discovery.issuer
-        )));
-    }
-    if get("state").as_deref() != Some(state) {
-        return Err(failed(
-            "the redirect's state does not match this sign-in (a stale or forged redirect): try again"
-                .to_owned(),
-        ));
-    }
-    let metadata = &discovery.metadata;
-    match (get("iss"), &metadata.issuer) {
-        (Some(iss), Some(issuer)) if iss.trim_end_matches('/') != issuer.trim_end_matches('/') => {
-            return Err(failed(format!(
-                "the redirect comes from issuer '{iss}', not {issuer} (RFC 9207): refusing the code"
-            )));
-        }
-        (None, _) if metadata.authorization_response_iss_parameter_supported => {
-            return Err(failed(
-                "the redirect lacks the iss parameter its authorization server promises (RFC 9207)"
-                    .to_owned(),
-            ));
-        }
-        _ => {}
-    }
-    get("code")
-        .filter(|c| !c.is_empty())
-        .ok_or_else(|| failed(format!("the redirect to {} carries no code", url.path())))
 }
