@@ -11,6 +11,10 @@ use crate::ctxt::{Errors, err};
 use crate::parse::{self, Arg};
 use crate::text::Text;
 
+/// `scopes = [..]` as written: the key's span (where an empty list is reported) and the
+/// literals, each checked by `check::scopes`.
+pub type ScopesArg = Option<(Span, Vec<LitStr>)>;
+
 const EXTENSION_KEYS: &[&str] = &[
     "id",
     "name",
@@ -19,6 +23,7 @@ const EXTENSION_KEYS: &[&str] = &[
     "mcp_server",
     "tool_switch",
     "subscriptions",
+    "scopes",
 ];
 const COMPLETE_KEYS: &[&str] = &["prompt", "argument", "template", "variable"];
 const RESOURCE_KEYS: &[&str] = &[
@@ -29,8 +34,9 @@ const RESOURCE_KEYS: &[&str] = &[
     "description",
     "mime_type",
     "server",
+    "scopes",
 ];
-const PROMPT_KEYS: &[&str] = &["name", "title", "description", "server"];
+const PROMPT_KEYS: &[&str] = &["name", "title", "description", "server", "scopes"];
 const ANNOTATIONS: [&str; 4] = ["read_only", "destructive", "idempotent", "open_world"];
 /// `#[tool]` keys besides the annotation flags (which sit between the two, as listed in
 /// the unknown-key message).
@@ -42,6 +48,7 @@ const TOOL_KEYS: [&[&str]; 3] = [
         "description",
         "title",
         "server",
+        "scopes",
         "metadata",
     ],
     &ANNOTATIONS,
@@ -57,7 +64,10 @@ const PROVIDER_FLAGS: [&str; 7] = [
     "model_discovery",
 ];
 /// `#[model_provider]` keys: these, then the capability flags.
-const PROVIDER_KEYS: [&[&str]; 2] = [&["id", "display_name", "models", "metadata"], &PROVIDER_FLAGS];
+const PROVIDER_KEYS: [&[&str]; 2] = [
+    &["id", "display_name", "models", "scopes", "metadata"],
+    &PROVIDER_FLAGS,
+];
 const SIBLING_KEYS: &[&str] = &["provider"];
 
 /// `#[aep_extension(id = .., name = .., version = .., description = .., mcp_server = "..")]`.
@@ -71,6 +81,8 @@ pub struct ExtensionAttr {
     pub tool_switch: Option<syn::Ident>,
     /// `subscriptions = field`: the extension's field holding its `Subscriptions`.
     pub subscriptions: Option<syn::Ident>,
+    /// `scopes = [..]`: what everything without scopes of its own needs.
+    pub scopes: ScopesArg,
 }
 
 /// `#[resource(uri = ".." | uri_template = "..", name, title, description, mime_type, server)]`.
@@ -82,6 +94,7 @@ pub struct ResourceAttr {
     pub description: Option<Text>,
     pub mime_type: Option<String>,
     pub server: Option<String>,
+    pub scopes: ScopesArg,
 }
 
 /// `#[prompt(name, title, description, server)]`.
@@ -90,6 +103,7 @@ pub struct PromptAttr {
     pub title: Option<String>,
     pub description: Option<Text>,
     pub server: Option<String>,
+    pub scopes: ScopesArg,
 }
 
 /// `#[tool(...)]`.
@@ -100,6 +114,7 @@ pub struct ToolAttr {
     pub description: Option<Text>,
     pub title: Option<String>,
     pub server: Option<String>,
+    pub scopes: ScopesArg,
     pub metadata: Vec<(String, Lit)>,
     pub annotations: Vec<(&'static str, bool)>,
     /// `timeout = "30s"`, in milliseconds.
@@ -123,6 +138,7 @@ pub struct ProviderAttr {
     pub id: Option<Text>,
     pub display_name: Option<Text>,
     pub models: Vec<LitStr>,
+    pub scopes: ScopesArg,
     pub metadata: Vec<(String, Lit)>,
     pub capabilities: Vec<(&'static str, bool)>,
 }
@@ -146,6 +162,10 @@ impl Args<'_> {
         self.get(key)
             .and_then(|a| errors.take(a.string()))
             .map(|s| s.value())
+    }
+    fn scopes(&self, errors: &mut Errors) -> ScopesArg {
+        let arg = self.get("scopes")?;
+        Some((arg.key.span(), errors.take(arg.list())?))
     }
     fn flags(&self, keys: &[&'static str], errors: &mut Errors) -> Vec<(&'static str, bool)> {
         keys.iter()
@@ -204,6 +224,7 @@ impl ExtensionAttr {
             subscriptions: args
                 .get("subscriptions")
                 .and_then(|a| errors.take(field_name(a, "Subscriptions", "subscriptions"))),
+            scopes: args.scopes(errors),
         })
     }
 }
@@ -256,6 +277,7 @@ impl ResourceAttr {
             description: args.text("description", errors),
             mime_type: args.string("mime_type", errors),
             server: args.string("server", errors),
+            scopes: args.scopes(errors),
         }
     }
 }
@@ -292,6 +314,7 @@ impl PromptAttr {
             title: args.string("title", errors),
             description: args.text("description", errors),
             server: args.string("server", errors),
+            scopes: args.scopes(errors),
         }
     }
 }
@@ -307,6 +330,7 @@ impl ToolAttr {
             description: args.text("description", errors),
             title: args.string("title", errors),
             server: args.string("server", errors),
+            scopes: args.scopes(errors),
             metadata: args.metadata(errors),
             annotations: args.flags(&ANNOTATIONS, errors),
             timeout_ms: args
@@ -339,6 +363,7 @@ impl ProviderAttr {
                 .get("models")
                 .and_then(|a| errors.take(a.list()))
                 .unwrap_or_default(),
+            scopes: args.scopes(errors),
             metadata: args.metadata(errors),
             capabilities: args.flags(&PROVIDER_FLAGS, errors),
         }

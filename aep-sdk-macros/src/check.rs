@@ -1,6 +1,10 @@
 //! Checks across items: each sibling method finds its provider, and literal ids and
-//! names are unique (expressions are checked by `build()` when the extension starts).
+//! names are unique (expressions are checked by `build()` when the extension starts);
+//! and each `scopes = [..]` list.
 
+use syn::LitStr;
+
+use crate::attr::ScopesArg;
 use crate::ctxt::{Errors, err};
 use crate::helper::SiblingKind;
 use crate::model::{Completion, PendingSibling, Prompt, Provider, Resource, Tool};
@@ -184,5 +188,62 @@ pub fn check_completions(
             )),
             Some(_) => {}
         }
+    }
+}
+
+/// A `scopes = [..]` list: at least one scope, each an RFC 6749 scope token, none twice.
+/// The list is kept as written whatever is wrong (an error stops the expansion anyway).
+pub fn scopes(written: ScopesArg, errors: &mut Errors) -> Vec<LitStr> {
+    let Some((key, list)) = written else {
+        return Vec::new();
+    };
+    if list.is_empty() {
+        errors.push(err(
+            key,
+            "`scopes` names no scope: drop `scopes = []`, or name at least one",
+        ));
+    }
+    for (i, lit) in list.iter().enumerate() {
+        let scope = lit.value();
+        if let Err(why) = scope_token(&scope) {
+            errors.push(err(lit.span(), why));
+        } else if list[..i].iter().any(|earlier| earlier.value() == scope) {
+            errors.push(err(
+                lit.span(),
+                format!("scope {scope:?} is listed twice: drop one"),
+            ));
+        }
+    }
+    list
+}
+
+/// Why `scope` is not a scope token (RFC 6749 section 3.3: `1*( %x21 / %x23-5B / %x5D-7E )`).
+/// No spaces: a token's `scope` claim is its scopes joined by spaces.
+fn scope_token(scope: &str) -> Result<(), String> {
+    let parts: Vec<String> = scope.split_whitespace().map(|p| format!("{p:?}")).collect();
+    if parts.is_empty() {
+        return Err("an empty scope: name one, e.g. \"files:read\", or drop the string".into());
+    }
+    if scope.contains(char::is_whitespace) {
+        return Err(format!(
+            "scope {scope:?} has a space: write `scopes = [{}]`, one scope per string",
+            parts.join(", ")
+        ));
+    }
+    match scope
+        .chars()
+        .find(|&c| !('\x21'..='\x7e').contains(&c) || c == '"' || c == '\\')
+    {
+        Some(c) => {
+            // A control character would not show: escaped; anything else as typed.
+            let shown = match c.is_control() {
+                true => c.escape_debug().to_string(),
+                false => c.to_string(),
+            };
+            Err(format!(
+                "scope {scope:?} contains `{shown}`: a scope is printable ASCII but for space, `\"` and `\\` (RFC 6749 section 3.3)"
+            ))
+        }
+        None => Ok(()),
     }
 }

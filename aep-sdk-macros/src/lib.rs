@@ -8,8 +8,9 @@
 //! reported together, and the expansion still emits the item and a placeholder impl.
 //!
 //! Dependencies point one way: `ctxt`, `helper`, `text` and `parse` are leaves; `attr`
-//! uses them; `model` is a leaf too; `signature` and `check` use `model`; `read` uses
-//! all of those; `expand` uses `read` and `model`.
+//! uses them; `model` is a leaf too; `signature` and `check` use `model` (`check` also
+//! `attr`, for the `scopes` lists it checks); `read` uses all of those; `expand` uses
+//! `read` and `model`.
 
 use proc_macro::TokenStream;
 
@@ -36,6 +37,11 @@ mod text;
 /// names the default MCP server (default `"default"`, served at `/mcp`); `tool_switch`
 /// names the field holding an `aep_sdk::tool::ToolSwitch` that turns tools off and on at
 /// run time (the servers then advertise `tools.listChanged`).
+///
+/// `scopes = ["a", "b"]` on `#[aep_extension]`, `#[tool]`, `#[resource]`, `#[prompt]` and
+/// `#[model_provider]`: the OAuth scopes a request needs (all of them). An item's own
+/// list replaces the extension's default, which covers everything else; static bearer
+/// tokens pass every scope check.
 ///
 /// `#[tool(name, id, display_name, description, title, server, metadata(k = v, ..),
 /// read_only, destructive, idempotent, open_world)]` on `async fn(&self, params..) -> R`:

@@ -20,6 +20,8 @@ pub struct Extension {
     pub tool_switch: Option<Ident>,
     /// `subscriptions = field`.
     pub subscriptions: Option<Ident>,
+    /// `scopes = [..]`: the default scopes (empty: none).
+    pub scopes: Vec<LitStr>,
     pub providers: Vec<Provider>,
     /// `#[option_set]` methods: `fn(&self) -> OptionSetDecl`, called once at build time.
     pub option_sets: Vec<Ident>,
@@ -33,6 +35,8 @@ pub struct Tool {
     pub description: Option<Text>,
     pub title: Option<String>,
     pub server: Option<String>,
+    /// `scopes = [..]`, checked (empty: the extension's default).
+    pub scopes: Vec<LitStr>,
     pub metadata: Vec<(String, Lit)>,
     pub annotations: Vec<(&'static str, bool)>,
     /// `timeout = "..."` in milliseconds.
@@ -56,6 +60,7 @@ pub struct Resource {
     pub description: Option<Text>,
     pub mime_type: Option<String>,
     pub server: Option<String>,
+    pub scopes: Vec<LitStr>,
     /// The template variables' parameters and an optional `ToolContext`, in order.
     pub params: Vec<Param>,
     pub answer: Answer,
@@ -68,6 +73,7 @@ pub struct Prompt {
     pub title: Option<String>,
     pub description: Option<Text>,
     pub server: Option<String>,
+    pub scopes: Vec<LitStr>,
     /// The arguments (strings parsed with `FromStr`) and an optional `ToolContext`.
     pub params: Vec<Param>,
     pub answer: Answer,
@@ -138,6 +144,7 @@ pub struct Provider {
     pub display_name: Text,
     pub capabilities: Vec<(&'static str, bool)>,
     pub models: Vec<LitStr>,
+    pub scopes: Vec<LitStr>,
     pub metadata: Vec<(String, Lit)>,
     pub chat: Option<Sibling>,
     pub list_models: Option<Sibling>,

@@ -72,7 +72,10 @@ impl Arg {
     pub fn list(&self) -> syn::Result<Vec<LitStr>> {
         match &self.value {
             Value::List(items) => Ok(items.clone()),
-            _ => Err(self.expected("a list of strings, e.g. `key = [\"a\", \"b\"]`")),
+            _ => Err(self.expected(&format!(
+                "a list of strings, e.g. `{} = [\"a\", \"b\"]`",
+                self.key
+            ))),
         }
     }
 

@@ -19,6 +19,7 @@ use crate::{check, signature};
 /// Reads `#[aep_extension(...)]` and the impl into a model, or all the errors found.
 pub fn build(tokens: proc_macro2::TokenStream, item: &ItemImpl, errors: &mut Errors) -> Option<Extension> {
     let attr = ExtensionAttr::parse(tokens, errors)?;
+    let default_scopes = check::scopes(attr.scopes, errors);
     let default_server = attr.mcp_server.unwrap_or_else(|| "default".into());
     if !item.generics.params.is_empty() {
         errors.push(err(
@@ -88,6 +89,7 @@ pub fn build(tokens: proc_macro2::TokenStream, item: &ItemImpl, errors: &mut Err
         completions,
         tool_switch: attr.tool_switch,
         subscriptions: attr.subscriptions,
+        scopes: default_scopes,
         providers,
         option_sets,
     })
@@ -104,6 +106,7 @@ fn humanize(name: &str) -> String {
 
 fn tool(method: &ImplItemFn, args: &[Arg], errors: &mut Errors) -> Option<Tool> {
     let attr = ToolAttr::parse(args, errors);
+    let scopes = check::scopes(attr.scopes, errors);
     let method_name = method.sig.ident.to_string();
     let method_name = method_name.trim_start_matches("r#").to_owned();
     let span = method.sig.ident.span();
@@ -125,6 +128,7 @@ fn tool(method: &ImplItemFn, args: &[Arg], errors: &mut Errors) -> Option<Tool> 
         description,
         title: attr.title,
         server: attr.server,
+        scopes,
         metadata: attr.metadata,
         annotations: attr.annotations,
         timeout_ms: attr.timeout_ms,
@@ -142,6 +146,7 @@ fn provider(
     errors: &mut Errors,
 ) -> Option<Provider> {
     let attr = ProviderAttr::parse(helper_attr, args, errors);
+    let scopes = check::scopes(attr.scopes, errors);
     let with_context = signature::provider_params(method, "model_provider", true, errors)?;
     let (one_shot, output) = signature::provider_answer(method, errors)?;
     let id = attr.id?;
@@ -154,6 +159,7 @@ fn provider(
         id,
         capabilities: attr.capabilities,
         models: attr.models,
+        scopes,
         metadata: attr.metadata,
         chat: None,
         list_models: None,
@@ -188,6 +194,7 @@ fn resource(
     errors: &mut Errors,
 ) -> Option<Resource> {
     let attr = ResourceAttr::parse(helper_attr, args, errors);
+    let scopes = check::scopes(attr.scopes, errors);
     let params = signature::string_params(method, "resource", errors);
     let (uri, is_template) = attr.uri?;
     let params = params?;
@@ -244,6 +251,7 @@ fn resource(
             .or_else(|| parse::doc_text(&method.attrs).map(|doc| Text::lit(&doc, span))),
         mime_type: attr.mime_type,
         server: attr.server,
+        scopes,
         uri,
         params,
         answer: signature::answer(&method.sig.output),
@@ -252,6 +260,7 @@ fn resource(
 
 fn prompt(method: &ImplItemFn, args: &[Arg], errors: &mut Errors) -> Option<Prompt> {
     let attr = PromptAttr::parse(args, errors);
+    let scopes = check::scopes(attr.scopes, errors);
     let params = signature::string_params(method, "prompt", errors)?;
     let span = method.sig.ident.span();
     Some(Prompt {
@@ -264,6 +273,7 @@ fn prompt(method: &ImplItemFn, args: &[Arg], errors: &mut Errors) -> Option<Prom
             .description
             .or_else(|| parse::doc_text(&method.attrs).map(|doc| Text::lit(&doc, span))),
         server: attr.server,
+        scopes,
         params,
         answer: signature::answer(&method.sig.output),
     })

@@ -8,7 +8,7 @@ mod tools;
 
 use proc_macro2::TokenStream;
 use quote::quote;
-use syn::{ImplItem, ItemImpl, Lit};
+use syn::{ImplItem, ItemImpl, Lit, LitStr};
 
 use crate::ctxt::Errors;
 use crate::helper::Helper;
@@ -90,6 +90,10 @@ fn generate(model: &Extension) -> TokenStream {
     let (provider_items, provider_registrations) = providers::generate(model);
     let (tool_items, tool_defs, contributions) = tools::generate(model);
     let (surface_items, servers) = surface::generate(model, &version, tool_defs);
+    let default_scopes = (!model.scopes.is_empty()).then(|| {
+        let scopes = &model.scopes;
+        quote! { builder = builder.default_scopes([#(#scopes),*]); }
+    });
     let option_sets = model
         .option_sets
         .iter()
@@ -107,6 +111,7 @@ fn generate(model: &Extension) -> TokenStream {
                     let state = ::std::sync::Arc::new(self);
                     let mut builder = ::aep_sdk::server::Extension::builder(#id, #name, #version);
                     #description
+                    #default_scopes
                     #provider_registrations
                     #servers
                     #contributions
@@ -117,6 +122,11 @@ fn generate(model: &Extension) -> TokenStream {
             }
         };
     }
+}
+
+/// `.scopes([..])` on a tool, resource or prompt definition that has scopes of its own.
+fn scopes_setter(scopes: &[LitStr]) -> Option<TokenStream> {
+    (!scopes.is_empty()).then(|| quote! { .scopes([#(#scopes),*]) })
 }
 
 /// `metadata(k = lit, ...)` as a `serde_json::Map` expression.

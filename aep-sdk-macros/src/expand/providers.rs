@@ -89,6 +89,12 @@ pub fn generate(model: &Extension) -> (Vec<TokenStream>, TokenStream) {
         registrations.extend(quote! {
             builder = builder.model_provider(#descriptor, #ty(state.clone()));
         });
+        if !provider.scopes.is_empty() {
+            let (id, scopes) = (&provider.id, &provider.scopes);
+            registrations.extend(quote! {
+                builder = builder.provider_scopes(#id, [#(#scopes),*]);
+            });
+        }
     }
     (items, registrations)
 }

@@ -6,6 +6,7 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
+use super::scopes_setter;
 use crate::model::{Answer, Completion, Extension, Param, Prompt, Resource};
 
 /// What goes on one MCP server.
@@ -109,8 +110,9 @@ pub fn generate(
             prompts,
             completions,
         } = server;
+        // `tool_server`, not `mcp_server`: it also registers the scopes of what is on it.
         registrations.extend(quote! {
-            builder = builder.mcp_server(#id, #path, ::aep_sdk::tool::ToolServer::new(
+            builder = builder.tool_server(#id, #path, ::aep_sdk::tool::ToolServer::new(
                 state.clone(), #ext_id, #version, ::std::vec![#(#tools),*],
             )
             .resources(::std::vec![#(#resources),*])
@@ -219,12 +221,13 @@ fn resource_def(resource: &Resource) -> TokenStream {
     let description = resource.description.as_ref().map(|d| quote! { .description(#d) });
     let title = resource.title.as_ref().map(|t| quote! { .title(#t) });
     let mime = resource.mime_type.as_ref().map(|m| quote! { .mime_type(#m) });
+    let scopes = scopes_setter(&resource.scopes);
     let def = match resource.is_template {
         true => quote! { ResourceTemplateDef },
         false => quote! { ResourceDef },
     };
     quote! {
-        ::aep_sdk::tool::#def::new(#uri, #name, #read_fn) #description #title #mime
+        ::aep_sdk::tool::#def::new(#uri, #name, #read_fn) #description #title #mime #scopes
     }
 }
 
@@ -274,8 +277,9 @@ fn prompt_def(prompt: &Prompt) -> TokenStream {
         let required = !p.optional;
         quote! { .argument(#key, #doc, #required) }
     });
+    let scopes = scopes_setter(&prompt.scopes);
     quote! {
-        ::aep_sdk::tool::PromptDef::new(#name, #get_fn) #description #title #(#arguments)*
+        ::aep_sdk::tool::PromptDef::new(#name, #get_fn) #description #title #(#arguments)* #scopes
     }
 }
 

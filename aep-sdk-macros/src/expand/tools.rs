@@ -4,7 +4,7 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use super::metadata_map;
+use super::{metadata_map, scopes_setter};
 use crate::model::{Extension, OutputKind, Params, Tool};
 
 /// The items (argument structs, call functions), each tool's `ToolDef` with its server,
@@ -133,13 +133,14 @@ fn tool_def(tool: &Tool, args_ty: &TokenStream) -> TokenStream {
     let resets = tool
         .resets_on_progress
         .then(|| quote! { .timeout_resets_on_progress() });
+    let scopes = scopes_setter(&tool.scopes);
     let schema = match &tool.input_schema {
         Some(expr) => quote! { ::aep_sdk::tool::raw_schema(#expr) },
         None => quote! { ::aep_sdk::tool::input_schema::<#args_ty>() },
     };
     quote! {
         ::aep_sdk::tool::ToolDef::new(#name, #schema, #call_fn)
-            #description #title #output #annotations #timeout #resets
+            #description #title #output #annotations #timeout #resets #scopes
     }
 }
 

@@ -1,0 +1,14 @@
+use aep_sdk::prelude::*;
+
+struct Ext;
+
+#[aep_extension(id = "t.ext", name = "Ext")]
+impl Ext {
+    /// Writes a file.
+    #[tool(scopes = ["files:read files:write"])]
+    async fn write(&self) -> String {
+        String::new()
+    }
+}
+
+fn main() {}
