@@ -219,7 +219,7 @@ where
             // An OAuth caller's scopes, once the body says what is asked for: refused
             // here, before rmcp (and the tool) sees the request.
             if let Some(check) = parts.extensions.get::<super::auth::McpScopeCheck>()
-                && let Err(refused) = check.check(parts.uri.path(), &bytes)
+                && let Some(refused) = check.refusal(parts.uri.path(), &bytes)
             {
                 return refused;
             }

@@ -155,13 +155,11 @@ pub(crate) async fn require(State(gate): State<Gate>, request: Request, next: Ne
     let Some(token) = token else {
         return challenge::unauthorized(family, Some(&resource.metadata_url), needed, None);
     };
-    let token = match std::str::from_utf8(token) {
-        Ok(token) if !token.trim().is_empty() => token.trim(),
-        _ => {
-            let reason = "the token is not a bearer token";
-            return challenge::unauthorized(family, Some(&resource.metadata_url), needed, Some(reason));
-        }
-    };
+    let token = token.trim_ascii();
+    if token.is_empty() {
+        let reason = "the Authorization header holds no token";
+        return challenge::unauthorized(family, Some(&resource.metadata_url), needed, Some(reason));
+    }
     let caller = match server.authenticate(token, resource).await {
         Ok(caller) => caller,
         Err(Refusal::Invalid(reason)) => {
@@ -211,15 +209,15 @@ pub(crate) struct McpScopeCheck {
 }
 
 impl McpScopeCheck {
-    /// `Err` with the 403 to answer when the caller lacks a scope `body` needs at `path`.
-    pub(crate) fn check(&self, path: &str, body: &[u8]) -> Result<(), Response> {
+    /// The 403 to answer when the caller lacks a scope `body` needs at `path`.
+    pub(crate) fn refusal(&self, path: &str, body: &[u8]) -> Option<Response> {
         let needed = self.scopes.for_mcp(path, body);
         let lacking = missing(&self.caller, &needed);
         if lacking.is_empty() {
-            return Ok(());
+            return None;
         }
         let ask = union(self.caller.scopes(), &needed);
-        Err(challenge::insufficient_scope(
+        Some(challenge::insufficient_scope(
             Family::Mcp,
             &self.metadata_url,
             &ask,

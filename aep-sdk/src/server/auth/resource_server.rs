@@ -9,7 +9,7 @@ use super::fetch::{Fetcher, allowed};
 use super::introspect::Introspection;
 use super::issuer::Issuer;
 use super::oauth::OAuth;
-use super::token::{Cached, Refusal, TokenCache, digest, now};
+use super::token::{Cached, Digester, Refusal, TokenCache, now};
 use super::{jwt, metadata};
 use crate::Error;
 use crate::caller::Caller;
@@ -35,6 +35,7 @@ pub(crate) struct ResourceServer {
     introspection: Option<Introspection>,
     fetcher: Fetcher,
     cache: TokenCache,
+    digester: Digester,
     leeway: u64,
     /// Accepted on every resource besides its own identifier (canonical).
     extra_audiences: Vec<String>,
@@ -108,6 +109,7 @@ impl ResourceServer {
             introspection,
             fetcher,
             cache: TokenCache::new(CACHE_CAPACITY),
+            digester: Digester::new(),
             leeway: oauth.leeway.as_secs(),
             extra_audiences: oauth.audiences.iter().map(|a| canonical(a)).collect(),
             base: base_resource,
@@ -124,9 +126,10 @@ impl ResourceServer {
             .map_or(&self.base, |(_, r)| r)
     }
 
-    /// The caller `token` stands for on `resource`.
-    pub(crate) async fn authenticate(&self, token: &str, resource: &Resource) -> Result<Caller, Refusal> {
-        let key = digest(token);
+    /// The caller `token` stands for on `resource`. A cached verdict costs a hash and a
+    /// lookup; only a token not seen before is read as text and verified.
+    pub(crate) async fn authenticate(&self, token: &[u8], resource: &Resource) -> Result<Caller, Refusal> {
+        let key = self.digester.digest(token);
         let now = now();
         let (caller, audiences) = match self.cache.get(&key, now) {
             Some(Cached::Accepted {
@@ -134,6 +137,8 @@ impl ResourceServer {
             }) => (caller, audiences),
             Some(Cached::Refused { reason, .. }) => return Err(Refusal::Invalid(reason.to_string())),
             None => {
+                let token =
+                    std::str::from_utf8(token).map_err(|_| Refusal::invalid("the token is not text"))?;
                 let opaque = !jwt::looks_like_jwt(token);
                 let verified = match (&self.introspection, opaque) {
                     (_, false) => jwt::verify(token, &self.issuers, self.leeway).await,

@@ -168,6 +168,9 @@ impl ScopePolicy {
 
     /// The scopes a request to the AEP route at `path` needs.
     pub(crate) fn for_aep(&self, path: &str) -> &[String] {
+        if self.providers.is_empty() {
+            return &self.default;
+        }
         let provider = path
             .strip_prefix(crate::protocol::paths::MODEL_PROVIDERS)
             .and_then(|rest| rest.strip_prefix('/'))
@@ -175,7 +178,8 @@ impl ScopePolicy {
             .filter(|id| !id.is_empty());
         if let Some(id) = provider {
             let id = percent_encoding::percent_decode_str(id).decode_utf8_lossy();
-            if let Some(scopes) = self.providers.get(&id.to_ascii_lowercase()) {
+            // Few providers: compared in place rather than lowercased into a new string.
+            if let Some((_, scopes)) = self.providers.iter().find(|(p, _)| p.eq_ignore_ascii_case(&id)) {
                 return scopes;
             }
         }

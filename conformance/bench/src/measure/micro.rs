@@ -33,6 +33,9 @@ use crate::servers;
 pub enum Probe {
     /// `/chat` of a one-update provider, in process.
     Chat,
+    /// `/chat` with a cached OAuth access token (sdk) or the static bearer token
+    /// (baseline), in process.
+    ChatOauth,
     /// MCP `tools/call` over loopback, client included.
     Mcp,
 }
@@ -48,6 +51,7 @@ pub fn probe(probe: Probe, sdk: bool, n: usize) {
     runtime.block_on(async {
         match probe {
             Probe::Chat => chat(sdk, n).await,
+            Probe::ChatOauth => chat_oauth(sdk, n).await,
             Probe::Mcp => mcp(sdk, n).await,
         }
     });
@@ -72,6 +76,62 @@ async fn chat(sdk: bool, n: usize) {
             .header("content-type", "application/json")
             .body(Body::from(body.clone()))
             .expect("request");
+        let response = router.clone().oneshot(request).await.expect("infallible");
+        assert_eq!(response.status(), http::StatusCode::OK);
+        axum::body::to_bytes(response.into_body(), usize::MAX)
+            .await
+            .expect("body");
+    }
+}
+
+/// The resource the OAuth probe's extension is named after.
+const PUBLIC_URL: &str = "http://bench.example";
+const STATIC_TOKEN: &str = "bench-static-token-5b0c2f8e9d41a7c3";
+
+/// An access token as authorization servers issue them (an RFC 9068 JWT with the usual
+/// claims; ES256, so ~250 bytes shorter than an RS256 one).
+fn access_token(issuer: &aep_sdk::testing::TestIssuer) -> String {
+    let mut claims = issuer.claims(PUBLIC_URL, &["openid", "chat", "files:read", "files:write"]);
+    claims["jti"] = "b7e1c9a2-4f5d-4e8b-9a3c-1d2e3f4a5b6c".into();
+    claims["auth_time"] = claims["iat"].clone();
+    claims["client_id"] = "https://agents.example.com/oauth/client-metadata.json".into();
+    issuer.token(&claims)
+}
+
+async fn chat_oauth(sdk: bool, n: usize) {
+    let issuer = aep_sdk::testing::TestIssuer::start().await;
+    let extension = sdk_extension();
+    let (router, token) = if sdk {
+        let oauth = aep_sdk::server::OAuth::issuer(issuer.issuer()).public_url(PUBLIC_URL);
+        let extension = extension.with_oauth(oauth).expect("OAuth settings");
+        (extension.router(), access_token(&issuer))
+    } else {
+        let bearer = aep_sdk::server::BearerAuth::new(STATIC_TOKEN);
+        (
+            extension.with_bearer_auth(bearer).router(),
+            STATIC_TOKEN.to_owned(),
+        )
+    };
+    let authorization = format!("Bearer {token}");
+    // Polled through a `dyn Future`, so its poll stays a function of its own that
+    // callgrind can be told to count (`--toggle-collect`), not inlined into this one.
+    let requests: std::pin::Pin<Box<dyn std::future::Future<Output = ()> + '_>> =
+        Box::pin(send_chats(&router, Some(&authorization), n));
+    requests.await;
+}
+
+/// `n` in-process `/chat` requests (with `authorization`). The OAuth probe counts only
+/// this function's work: the test issuer's key generation seeds aws-lc's random
+/// generator from CPU jitter, a cost that differs from process to process.
+async fn send_chats(router: &axum::Router, authorization: Option<&str>, n: usize) {
+    let body = serde_json::to_vec(&super::request(1)).expect("request");
+    for _ in 0..n {
+        let mut request =
+            http::Request::post("/aep/model-providers/echo/chat").header("content-type", "application/json");
+        if let Some(authorization) = authorization {
+            request = request.header("authorization", authorization);
+        }
+        let request = request.body(Body::from(body.clone())).expect("request");
         let response = router.clone().oneshot(request).await.expect("infallible");
         assert_eq!(response.status(), http::StatusCode::OK);
         axum::body::to_bytes(response.into_body(), usize::MAX)
@@ -115,10 +175,15 @@ fn count(exe: &Path, probe: Probe, sdk: bool, n: usize) -> Result<u64, String> {
     let variant = if sdk { "sdk" } else { "baseline" };
     let probe_name = match probe {
         Probe::Chat => "chat",
+        Probe::ChatOauth => "chat-oauth",
         Probe::Mcp => "mcp",
     };
-    let status = Command::new("valgrind")
-        .arg("--tool=callgrind")
+    let mut valgrind = Command::new("valgrind");
+    valgrind.arg("--tool=callgrind");
+    if probe == Probe::ChatOauth {
+        valgrind.arg("--toggle-collect=*micro::send_chats*");
+    }
+    let status = valgrind
         .arg(format!("--callgrind-out-file={}", out.display()))
         .arg(exe)
         .args(["probe", probe_name, variant, &n.to_string()])
@@ -170,6 +235,14 @@ pub fn rows(chat_requests: usize, mcp_calls: usize) -> Vec<Row> {
             "9. /chat, one update, in process (callgrind)",
             1.15,
             "router + handler; baseline: minimal axum handler",
+        ),
+        (
+            Probe::ChatOauth,
+            chat_requests,
+            1,
+            "9. /chat with a cached OAuth token (callgrind)",
+            1.10,
+            "router + handler; baseline: the same with the static bearer token",
         ),
         (
             Probe::Mcp,
