@@ -448,3 +448,69 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
     };
     Duration::try_from_secs_f64(seconds).map_err(|e| format!("'{text}': {e}"))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> ServeArgs {
+        <Cli as clap::Parser>::try_parse_from(std::iter::once("ext").chain(args.iter().copied()))
+            .expect("valid options")
+            .serve
+    }
+
+    #[test]
+    fn oauth_options_from_flags() {
+        assert!(parse(&[]).oauth().unwrap().is_none(), "no issuer, no OAuth");
+        let args = parse(&[
+            "--oauth-issuer",
+            "https://login.example.com,http://127.0.0.1:9000",
+            "--oauth-issuer",
+            "https://other.example",
+            "--public-url",
+            "https://tools.example.com",
+            "--oauth-audience",
+            "api://tools",
+            "--oauth-leeway",
+            "5s",
+            "--public-discovery",
+        ]);
+        let oauth = args.oauth().unwrap().expect("OAuth");
+        assert_eq!(
+            oauth.issuers,
+            [
+                "https://login.example.com",
+                "http://127.0.0.1:9000",
+                "https://other.example"
+            ]
+        );
+        assert_eq!(oauth.public_url.as_deref(), Some("https://tools.example.com"));
+        assert_eq!(oauth.audiences, ["api://tools"]);
+        assert_eq!(oauth.leeway, Duration::from_secs(5));
+        assert!(oauth.public_discovery);
+        assert!(oauth.introspection.is_none());
+    }
+
+    #[test]
+    fn introspection_needs_an_issuer_and_a_secret() {
+        let refused = parse(&["--oauth-introspection-client-id", "rs"]).oauth();
+        assert!(refused.unwrap_err().to_string().contains("--oauth-issuer"));
+        let dir = std::env::temp_dir().join(format!("aep-serve-secret-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("secret");
+        std::fs::write(&file, "s3cret\n").unwrap();
+        let path = file.display().to_string();
+        let args = parse(&[
+            "--oauth-issuer",
+            "https://login.example.com",
+            "--oauth-introspection-client-id",
+            "rs",
+            "--oauth-introspection-secret-file",
+            &path,
+        ]);
+        let oauth = args.oauth().unwrap().expect("OAuth");
+        assert_eq!(oauth.introspection, Some(("rs".to_owned(), "s3cret".to_owned())));
+        assert!(!format!("{oauth:?}").contains("s3cret"), "Debug hides the secret");
+        std::fs::remove_dir_all(&dir).ok();
+    }
+}
