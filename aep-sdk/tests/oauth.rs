@@ -10,9 +10,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use aep_sdk::prelude::*;
-use aep_sdk::server::{BearerAuth, Caller, Extension, McpScopes, ModelProvider, OAuth};
+use aep_sdk::server::{BearerAuth, Caller, Extension, ModelProvider, OAuth};
 use aep_sdk::testing::{ExtensionServer, Fault, ServeOptions, TestIssuer, serve};
-use aep_sdk::tool::{CallToolResult, JsonObject, ToolContext, ToolDef, ToolServer, text_result};
+use aep_sdk::tool::{CallToolResult, JsonObject, McpScopes, ToolContext, ToolDef, ToolServer, text_result};
 use base64::Engine;
 use futures::future::BoxFuture;
 use rmcp::ServiceExt;

@@ -21,7 +21,7 @@ pub mod codes {
     /// The client was given a bad base URL or argument.
     pub const ENDPOINT_INVALID: &str = "endpoint_invalid";
     /// The extension refused the call (401/403) and its
-    /// [`TokenSource`](super::TokenSource) could not sign in (the message says why).
+    /// [`TokenSource`](crate::client::TokenSource) could not sign in (the message says why).
     pub const AUTHORIZATION_FAILED: &str = "authorization_failed";
 }
 

@@ -10,7 +10,7 @@ use tokio_util::sync::CancellationToken;
 use tower_http::catch_panic::CatchPanicLayer;
 
 use super::access::{McpAccess, OriginPolicy};
-use super::auth::{self, BearerAuth, Gate, McpScopes, OAuth, ScopePolicy};
+use super::auth::{self, BearerAuth, Gate, OAuth, ScopePolicy};
 use super::body::BodyLimits;
 use super::mcp::{McpMount, Timing};
 use super::metrics::{self, Metrics};
@@ -20,6 +20,7 @@ use crate::protocol::{
     CapabilityDescriptor, Contributions, ExtensionIdentity, Manifest, McpDescriptor, ModelProviderDescriptor,
     ProtocolVersion, ToolContribution, capability, paths,
 };
+use crate::tool::McpScopes;
 use crate::{AepError, Error};
 
 /// Default interval of `: keep-alive` comments during a silent stream.

@@ -44,7 +44,7 @@ pub mod sse;
 pub use crate::caller::Caller;
 pub use access::McpAccess;
 pub use aep_extension::AepExtension;
-pub use auth::{BearerAuth, McpScopes, OAuth};
+pub use auth::{BearerAuth, OAuth};
 pub use body::{BodyLimits, DEFAULT_BODY_LIMIT, DEFAULT_BODY_READ_TIMEOUT};
 pub use builder::{DEFAULT_KEEP_ALIVE, Extension, ExtensionBuilder};
 pub use chat_stream::ChatStream;

@@ -54,7 +54,7 @@ pub struct ServeArgs {
     #[arg(long, env = "AEP_TOOL_TIMEOUT", value_parser = parse_duration)]
     pub tool_timeout: Option<Duration>,
     /// Accept OAuth access tokens issued by this authorization server (its issuer
-    /// identifier, e.g. https://login.example.com); repeat for several. The extension
+    /// identifier, e.g. `https://login.example.com`); repeat for several. The extension
     /// becomes an OAuth 2.1 resource server: see the README's Authorization section.
     #[arg(
         long = "oauth-issuer",

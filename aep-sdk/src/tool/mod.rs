@@ -69,6 +69,7 @@ mod prompt;
 mod resource;
 mod result;
 mod schema;
+mod scopes;
 mod server;
 mod session;
 mod subscriptions;
@@ -94,6 +95,7 @@ pub use rmcp::model::{
 #[allow(deprecated)]
 pub use rmcp::model::{CreateMessageRequestParams, CreateMessageResult, SamplingMessage};
 pub use schema::{input_schema, output_schema, raw_schema, strict_schema};
+pub use scopes::McpScopes;
 pub use server::{ToolCall, ToolDef, ToolServer, set_default_timeout};
 pub(crate) use session::{ResponseStream, SessionEnd};
 pub use subscriptions::Subscriptions;

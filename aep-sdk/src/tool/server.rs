@@ -152,7 +152,7 @@ pub struct ToolServer<S> {
     pub(super) info: Arc<Implementation>,
     default_timeout: Option<Duration>,
     pub(super) level: SessionLevel,
-    scopes: Arc<crate::server::McpScopes>,
+    scopes: Arc<super::McpScopes>,
 }
 
 /// A clone is a new MCP session's handler (the Streamable HTTP transport clones one per
@@ -190,7 +190,7 @@ impl<S: Send + Sync + 'static> ToolServer<S> {
                 resets_on_progress: t.timeout_resets_on_progress,
             })
             .collect();
-        let mut scopes = crate::server::McpScopes::new();
+        let mut scopes = super::McpScopes::new();
         for tool in tools.iter().filter(|t| !t.scopes.is_empty()) {
             scopes = scopes.tool(&tool.tool.name, tool.scopes.iter().cloned());
         }
@@ -249,7 +249,7 @@ impl<S: Send + Sync + 'static> ToolServer<S> {
     /// The OAuth scopes its tools, resources and prompts declare
     /// ([`ExtensionBuilder::tool_server`](crate::server::ExtensionBuilder::tool_server)
     /// mounts the server with them).
-    pub fn required_scopes(&self) -> crate::server::McpScopes {
+    pub fn required_scopes(&self) -> super::McpScopes {
         (*self.scopes).clone()
     }
 

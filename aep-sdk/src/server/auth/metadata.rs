@@ -2,34 +2,12 @@
 //! `/.well-known/oauth-protected-resource` followed by the resource's path (the AEP
 //! routes' resource is the base, so its document is at the bare well-known path).
 
+use super::resource_server::{Resource, ResourceServer, WELL_KNOWN};
+use super::scopes::ScopePolicy;
 use axum::Router;
 use axum::response::IntoResponse;
 use axum::routing::get;
 use bytes::Bytes;
-use url::Url;
-
-use super::resource_server::{Resource, ResourceServer, canonical};
-use super::scopes::ScopePolicy;
-
-/// The well-known prefix of RFC 9728.
-pub(crate) const WELL_KNOWN: &str = "/.well-known/oauth-protected-resource";
-
-/// The resource at `path` below the public base URL `base`.
-pub(crate) fn resource(base: &Url, path: &str) -> Resource {
-    let prefix = base.path().trim_end_matches('/');
-    let mut at = base.clone();
-    at.set_query(None);
-    at.set_fragment(None);
-    at.set_path(&format!("{prefix}{path}"));
-    let id = canonical(at.as_str());
-    let metadata_path = format!("{WELL_KNOWN}{prefix}{path}");
-    at.set_path(&metadata_path);
-    Resource {
-        id,
-        metadata_url: at.as_str().trim_end_matches('/').to_owned(),
-        metadata_path,
-    }
-}
 
 /// The metadata document of `resource`, whose requests may need `scopes`.
 fn document(server: &ResourceServer, resource: &Resource, scopes: &[String]) -> Bytes {
@@ -80,30 +58,4 @@ pub(crate) fn routes(server: &ResourceServer, policy: &ScopePolicy) -> Router {
         );
     }
     router
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn resources_and_their_metadata_urls() {
-        let base = Url::parse("https://Ext.Example/").unwrap();
-        let r = resource(&base, "");
-        assert_eq!(r.id, "https://ext.example");
-        assert_eq!(
-            r.metadata_url,
-            "https://ext.example/.well-known/oauth-protected-resource"
-        );
-        let r = resource(&base, "/mcp");
-        assert_eq!(r.id, "https://ext.example/mcp");
-        assert_eq!(
-            r.metadata_url,
-            "https://ext.example/.well-known/oauth-protected-resource/mcp"
-        );
-        let prefixed = Url::parse("https://gw.example/ext1/").unwrap();
-        let r = resource(&prefixed, "/mcp");
-        assert_eq!(r.id, "https://gw.example/ext1/mcp");
-        assert_eq!(r.metadata_path, "/.well-known/oauth-protected-resource/ext1/mcp");
-    }
 }

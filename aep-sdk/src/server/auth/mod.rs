@@ -1,6 +1,6 @@
 //! Who may call the extension: static bearer tokens ([`BearerAuth`]), OAuth 2.1 access
 //! tokens from trusted authorization servers ([`OAuth`]), or both; and which scopes each
-//! request needs ([`McpScopes`], provider and default scopes).
+//! request needs ([`McpScopes`](crate::tool::McpScopes), provider and default scopes).
 //!
 //! One middleware checks every AEP and MCP route. A request is accepted with a
 //! [`Caller`] in its extensions (never its token: the `Authorization` header is removed
@@ -40,7 +40,6 @@ pub use bearer::BearerAuth;
 use challenge::Family;
 pub use oauth::OAuth;
 use resource_server::ResourceServer;
-pub use scopes::McpScopes;
 pub(crate) use scopes::ScopePolicy;
 use scopes::missing;
 use token::Refusal;
@@ -142,7 +141,7 @@ pub(crate) async fn require(State(gate): State<Gate>, request: Request, next: Ne
         }
         return challenge::unauthorized(family, None, &[], None);
     };
-    if path.starts_with(metadata::WELL_KNOWN) || (gate.public_discovery && is_discovery(path)) {
+    if path.starts_with(resource_server::WELL_KNOWN) || (gate.public_discovery && is_discovery(path)) {
         return next.run(request).await;
     }
     let resource = server.resource_for(path);

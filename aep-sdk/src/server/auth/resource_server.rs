@@ -8,9 +8,9 @@ use url::Url;
 use super::fetch::{Fetcher, allowed};
 use super::introspect::Introspection;
 use super::issuer::Issuer;
+use super::jwt;
 use super::oauth::OAuth;
 use super::token::{Cached, Digester, Refusal, TokenCache, now};
-use super::{jwt, metadata};
 use crate::Error;
 use crate::caller::Caller;
 
@@ -99,10 +99,10 @@ impl ResourceServer {
                 })
             }
         };
-        let base_resource = metadata::resource(&base, "");
+        let base_resource = resource(&base, "");
         let mcp = mcp_paths
             .iter()
-            .map(|path| (path.clone(), metadata::resource(&base, path)))
+            .map(|path| (path.clone(), resource(&base, path)))
             .collect();
         Ok(Arc::new(Self {
             issuers,
@@ -188,6 +188,26 @@ impl ResourceServer {
     }
 }
 
+/// The well-known prefix of RFC 9728.
+pub(crate) const WELL_KNOWN: &str = "/.well-known/oauth-protected-resource";
+
+/// The resource at `path` below the public base URL `base`.
+pub(crate) fn resource(base: &Url, path: &str) -> Resource {
+    let prefix = base.path().trim_end_matches('/');
+    let mut at = base.clone();
+    at.set_query(None);
+    at.set_fragment(None);
+    at.set_path(&format!("{prefix}{path}"));
+    let id = canonical(at.as_str());
+    let metadata_path = format!("{WELL_KNOWN}{prefix}{path}");
+    at.set_path(&metadata_path);
+    Resource {
+        id,
+        metadata_url: at.as_str().trim_end_matches('/').to_owned(),
+        metadata_path,
+    }
+}
+
 /// An audience or resource URL compared the way RFC 8707 resources are: scheme and host
 /// in lowercase, no default port, no trailing `/`. Anything that is not an http(s) URL
 /// is compared as written.
@@ -213,5 +233,26 @@ mod tests {
             "http://127.0.0.1:8710/mcp"
         );
         assert_eq!(canonical("urn:example:api"), "urn:example:api");
+    }
+
+    #[test]
+    fn resources_and_their_metadata_urls() {
+        let base = Url::parse("https://Ext.Example/").unwrap();
+        let r = resource(&base, "");
+        assert_eq!(r.id, "https://ext.example");
+        assert_eq!(
+            r.metadata_url,
+            "https://ext.example/.well-known/oauth-protected-resource"
+        );
+        let r = resource(&base, "/mcp");
+        assert_eq!(r.id, "https://ext.example/mcp");
+        assert_eq!(
+            r.metadata_url,
+            "https://ext.example/.well-known/oauth-protected-resource/mcp"
+        );
+        let prefixed = Url::parse("https://gw.example/ext1/").unwrap();
+        let r = resource(&prefixed, "/mcp");
+        assert_eq!(r.id, "https://gw.example/ext1/mcp");
+        assert_eq!(r.metadata_path, "/.well-known/oauth-protected-resource/ext1/mcp");
     }
 }

@@ -17,6 +17,8 @@
 //!   never for scopes the token already has);
 //! - [`TokenStore`]: tokens in memory, or in a file only its owner can read; tokens
 //!   and secrets ([`Secret`]) are never printed or logged.
+//! - behind a forwarding proxy ([`OAuthOptions::through_proxy`], the Inspector's
+//!   recording proxy), the resource signed in to is the one the proxy stands for.
 //!
 //! Sign in with client credentials, or with the authorization code and a function of
 //! your own that takes the authorization URL to the redirect:
@@ -41,6 +43,7 @@
 //! ```
 
 mod aep;
+mod auth_method;
 pub mod challenge;
 mod code;
 pub mod discovery;
@@ -58,11 +61,11 @@ mod transport;
 mod visit;
 
 pub use aep_sdk::client::MAX_CHALLENGES;
+pub use auth_method::AuthMethod;
 pub use options::{CLIENT_NAME, Grant, OAuthOptions};
 pub use secret::Secret;
 pub use settings::OAuthSettings;
 pub use sign_in::SignIn;
 pub use store::{StoredClient, StoredToken, TokenStore};
-pub use token::AuthMethod;
 pub use transport::OAuthHttpClient;
 pub use visit::{AuthorizationRequest, Authorize, HEADLESS_REDIRECT_URI, Visit, follow_redirects};

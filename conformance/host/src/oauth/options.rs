@@ -49,6 +49,12 @@ pub struct OAuthOptions {
     pub store: TokenStore,
     /// Bound on each request to the authorization server and for metadata (default 10 s).
     pub request_timeout: Duration,
+    /// Requests reach the resources through a forwarding proxy (the AEP Inspector's
+    /// recording proxy): a URL under the first base stands for the resource at the same
+    /// place under the second, and that resource is the one signed in to (discovery, the
+    /// `resource` indicator, the token store), so its tokens are the ones it accepts.
+    /// Default: none ([`Self::through_proxy`]).
+    pub proxied: Option<(Url, Url)>,
 }
 
 impl fmt::Debug for OAuthOptions {
@@ -64,6 +70,10 @@ impl fmt::Debug for OAuthOptions {
             .field("scope", &self.scope)
             .field("grant", &self.grant)
             .field("store", &self.store)
+            .field(
+                "proxied",
+                &self.proxied.as_ref().map(|(p, r)| (p.as_str(), r.as_str())),
+            )
             .finish_non_exhaustive()
     }
 }
@@ -80,6 +90,7 @@ impl OAuthOptions {
             grant: Grant::AuthorizationCode(authorize),
             store: TokenStore::memory(),
             request_timeout: Duration::from_secs(10),
+            proxied: None,
         }
     }
 
@@ -115,5 +126,45 @@ impl OAuthOptions {
     pub fn with_store(mut self, store: TokenStore) -> Self {
         self.store = store;
         self
+    }
+
+    /// Requests go through a proxy whose base `proxy` stands for `resource` (see
+    /// [`Self::proxied`]).
+    pub fn through_proxy(mut self, proxy: Url, resource: Url) -> Self {
+        self.proxied = Some((proxy, resource));
+        self
+    }
+
+    /// The protected resource that requests to `url` reach: `url` itself, or, under the
+    /// [`Self::proxied`] base, the same place under the resource's base.
+    pub fn resource_of(&self, url: &Url) -> Url {
+        let Some((proxy, resource)) = &self.proxied else {
+            return url.clone();
+        };
+        let proxy = proxy.as_str().trim_end_matches('/');
+        let mapped = url
+            .as_str()
+            .strip_prefix(proxy)
+            .filter(|rest| rest.is_empty() || rest.starts_with(['/', '?']))
+            .and_then(|rest| Url::parse(&format!("{}{rest}", resource.as_str().trim_end_matches('/'))).ok());
+        mapped.unwrap_or_else(|| url.clone())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_proxied_url_stands_for_the_resource_at_the_same_place() {
+        let url = |s: &str| Url::parse(s).unwrap();
+        let options = OAuthOptions::authorization_code(Authorize::headless())
+            .through_proxy(url("http://127.0.0.1:1/_p/"), url("http://127.0.0.1:2/"));
+        let of = |s: &str| options.resource_of(&url(s)).to_string();
+        assert_eq!(of("http://127.0.0.1:1/_p/mcp"), "http://127.0.0.1:2/mcp");
+        assert_eq!(of("http://127.0.0.1:1/_p/"), "http://127.0.0.1:2/");
+        // Not under the proxy's base: as it is.
+        assert_eq!(of("http://127.0.0.1:1/_px/mcp"), "http://127.0.0.1:1/_px/mcp");
+        assert_eq!(of("http://127.0.0.1:3/mcp"), "http://127.0.0.1:3/mcp");
     }
 }

@@ -7,11 +7,11 @@ use serde::Deserialize;
 use serde_json::json;
 use url::Url;
 
+use super::auth_method::AuthMethod;
 use super::discovery::{Discovery, failed};
 use super::options::OAuthOptions;
 use super::secret::Secret;
 use super::store::StoredClient;
-use super::token::AuthMethod;
 use crate::error::Result;
 
 #[derive(Deserialize)]

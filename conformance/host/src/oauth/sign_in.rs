@@ -68,8 +68,10 @@ impl std::fmt::Debug for SignIn {
 }
 
 impl SignIn {
-    /// A client for the resource at `target`; nothing is sent yet.
+    /// A client for the resource at `target` (behind a proxy: the resource it stands
+    /// for, [`OAuthOptions::resource_of`]); nothing is sent yet.
     pub fn new(target: &Url, options: OAuthOptions) -> Result<Self> {
+        let target = options.resource_of(target);
         let http = reqwest::Client::builder()
             .timeout(options.request_timeout)
             .connect_timeout(options.request_timeout)
@@ -78,7 +80,7 @@ impl SignIn {
             .map_err(|e| failed(format!("HTTP client: {e}")))?;
         Ok(Self {
             inner: Arc::new(Inner {
-                target: target.clone(),
+                target,
                 options,
                 http,
                 state: tokio::sync::Mutex::default(),

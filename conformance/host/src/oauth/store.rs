@@ -11,8 +11,8 @@ use std::sync::{Arc, Mutex};
 use serde::{Deserialize, Serialize};
 use url::Url;
 
+use super::auth_method::AuthMethod;
 use super::secret::Secret;
-use super::token::AuthMethod;
 use crate::error::{ErrorCode, HostError, Result};
 
 /// A client the authorization server knows: pre-registered, a metadata document URL,
