@@ -16,6 +16,10 @@ use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use serde_json::{Value, json};
 
+mod common;
+
+use common::answer::answer;
+
 const STATIC: &str = "static-operator-token";
 
 #[derive(Default)]
@@ -77,18 +81,6 @@ impl Files {
 fn files() -> (Arc<AtomicU64>, ExtensionBuilder) {
     let ext = Files::default();
     (ext.runs.clone(), ext.extension_builder())
-}
-
-/// Status, `WWW-Authenticate` and JSON body of a response.
-async fn answer(request: reqwest::RequestBuilder) -> (u16, String, Value) {
-    let response = request.send().await.expect("an answer");
-    let status = response.status().as_u16();
-    let challenge = response
-        .headers()
-        .get("www-authenticate")
-        .map(|v| v.to_str().unwrap().to_owned())
-        .unwrap_or_default();
-    (status, challenge, response.json().await.unwrap_or(Value::Null))
 }
 
 fn chat(base: &str, token: Option<&str>) -> reqwest::RequestBuilder {

@@ -22,6 +22,11 @@ use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig
 use serde::Deserialize;
 use serde_json::{Value, json};
 
+mod common;
+
+use common::answer::answer;
+use common::capture::Capture;
+
 const STATIC: &str = "static-operator-token";
 
 /// How often each handler ran.
@@ -121,23 +126,6 @@ fn http() -> reqwest::Client {
         .timeout(Duration::from_secs(20))
         .build()
         .unwrap()
-}
-
-/// Status, `WWW-Authenticate` and body of a response.
-async fn answer(request: reqwest::RequestBuilder) -> (u16, String, Value) {
-    let response = request.send().await.expect("an answer");
-    let status = response.status().as_u16();
-    let challenge = response
-        .headers()
-        .get("www-authenticate")
-        .map(|v| v.to_str().unwrap().to_owned())
-        .unwrap_or_default();
-    let text = response.text().await.unwrap();
-    (
-        status,
-        challenge,
-        serde_json::from_str(&text).unwrap_or(Value::String(text)),
-    )
 }
 
 fn chat(base: &str, token: Option<&str>) -> reqwest::RequestBuilder {
@@ -580,4 +568,41 @@ fn issuers_must_be_https_except_on_loopback() {
         .build();
     let error = unknown.err().expect("refused").to_string();
     assert!(error.contains("no MCP server 'nope'"), "{error}");
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn no_token_or_claim_value_reaches_the_logs() {
+    let capture = Capture::default();
+    let _guard = tracing::subscriber::set_default(capture.subscriber());
+    let issuer = TestIssuer::start().await;
+    let ext = protected(&issuer, &[], |o| o);
+    let mut claims = issuer.claims(ext.base(), &["chat", "scope-value-3d"]);
+    claims["sub"] = json!("subject-value-7f");
+    claims["tenant"] = json!("tenant-value-9c");
+    let good = issuer.token(&claims);
+    let mut expired = claims.clone();
+    expired["exp"] = json!(claims["iat"].as_u64().unwrap() - 600);
+    let expired = issuer.token(&expired);
+    let forged = issuer.token_with_unpublished_key(&claims);
+    for token in [&good, &expired, &forged] {
+        let _ = answer(chat(ext.base(), Some(token))).await;
+    }
+    assert_eq!(answer(chat(ext.base(), Some(&good))).await.0, 200);
+    let logs = capture.text();
+    assert!(
+        logs.contains("/aep/model-providers/echo/chat"),
+        "requests are traced: {logs}"
+    );
+    for secret in [&good, &expired, &forged] {
+        assert!(
+            !logs.contains(secret.as_str()),
+            "a token leaked into the logs:\n{logs}"
+        );
+    }
+    for value in ["subject-value-7f", "tenant-value-9c", "scope-value-3d"] {
+        assert!(
+            !logs.contains(value),
+            "claim value '{value}' leaked into the logs:\n{logs}"
+        );
+    }
 }

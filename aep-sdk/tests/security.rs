@@ -2,8 +2,6 @@
 //! endpoints' Host/Origin checks (DNS rebinding; browsers and CORS: `browser_access.rs`), bounds on slow clients, and request
 //! tracing that never records credentials.
 
-use std::io::Write;
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use aep_sdk::client::Client;
@@ -16,6 +14,10 @@ use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use serde_json::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+mod common;
+
+use common::capture::Capture;
 
 const TOKEN: &str = "s3cret-token-7f1d";
 
@@ -285,29 +287,10 @@ async fn stalled_bodies_get_408() {
     assert!(answer.contains(r#""code":"invalid_request""#), "{answer}");
 }
 
-#[derive(Clone, Default)]
-struct Capture(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Capture {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 #[tokio::test(flavor = "current_thread")]
 async fn tracing_never_records_credentials() {
     let capture = Capture::default();
-    let writer = capture.clone();
-    let subscriber = tracing_subscriber::fmt()
-        .with_max_level(tracing::Level::TRACE)
-        .with_writer(move || writer.clone())
-        .with_ansi(false)
-        .finish();
-    let _guard = tracing::subscriber::set_default(subscriber);
+    let _guard = tracing::subscriber::set_default(capture.subscriber());
 
     let server = spawn(guarded(false).router()).await;
     let http = reqwest::Client::new();
@@ -326,7 +309,7 @@ async fn tracing_never_records_credentials() {
             .text()
             .await;
     }
-    let logs = String::from_utf8_lossy(&capture.0.lock().unwrap()).into_owned();
+    let logs = capture.text();
     assert!(
         logs.contains("/aep/model-providers/echo/chat"),
         "requests are traced: {logs}"

@@ -1,4 +1,4 @@
-//! Shared by the `hostile_*` tests. Each test file uses a part of it.
+//! Shared by the tests. Each test file uses a part of it.
 
 #[path = "../../examples/echo.rs"]
 #[allow(dead_code)]
@@ -6,3 +6,9 @@ pub mod echo;
 
 #[allow(dead_code)]
 pub mod hostile;
+
+#[allow(dead_code)]
+pub mod answer;
+
+#[allow(dead_code)]
+pub mod capture;
