@@ -4,12 +4,13 @@
 
 // The page is a few plain ES modules: this one (connecting, the workspace of each
 // extension, overview, conformance, trace), dom.js, api.js, forms.js (forms generated
-// from JSON Schemas), playground.js, tools.js and configuration.js.
+// from JSON Schemas), playground.js, tools.js, configuration.js and signin.js (OAuth).
 import { h, field, pretty, table, errorBox, showError } from './dom.js';
 import { TIMEOUT, ApiError, Wait, api, events } from './api.js';
 import { Playground } from './playground.js';
 import { Tools } from './tools.js';
 import { Configuration } from './configuration.js';
+import { offerSignIn, signOut } from './signin.js';
 
 const RECENT_KEY = 'aep-inspector.recent';
 const RECENT_MAX = 8;
@@ -75,6 +76,9 @@ async function connect({ url, token = '', revision = '2026-08-01', anyway = fals
   } catch (e) {
     status.textContent = `Could not connect to ${url}`;
     showError(errorArea, e);
+    if (e.code === 'sign_in_required' && !anyway) {
+      offerSignIn(errorArea, { url, revision }, () => connect({ url, revision }));
+    }
     if (e.code === 'aep_descriptor_invalid' && !anyway) {
       errorArea.append(h('p', { class: 'anyway' }, 'You can still explore what does not need a valid manifest (identity, health, raw manifests, chat, configuration, the conformance report, the trace); the host\'s tool catalog refuses it. ',
         h('button', { type: 'button', onclick: () => connect({ url, token, revision, anyway: true }) }, `Connect anyway to ${url}`)));
@@ -121,8 +125,9 @@ class Workspace {
         h('h2', {}, `${ext.name} `, h('span', { class: 'version' }, ext.version)),
         h('p', { class: 'meta' },
           h('code', {}, summary.url), ` · revision ${summary.revision}`,
-          summary.authenticated ? ' · bearer token held by the Inspector' : '',
+          { bearer: ' · bearer token held by the Inspector', oauth: ' · signed in with OAuth, tokens held by the Inspector' }[summary.auth] || '',
           ' · ', h('a', { href: share }, 'Link to open it connected')),
+        summary.signIn ? h('button', { type: 'button', onclick: () => this.signOut() }, `Sign out of ${ext.name}`) : null,
         h('button', { type: 'button', class: 'close', onclick: () => this.close() }, `Disconnect ${ext.name}`)),
       summary.invalid ? h('section', { class: 'error-box', 'aria-label': 'Validation problems' },
         h('strong', {}, `Connected anyway: the manifest fails validation (${summary.invalid.length} problem${summary.invalid.length === 1 ? '' : 's'}).`),
@@ -178,10 +183,33 @@ class Workspace {
         return;
       }
     }
+    this.remove();
+    document.getElementById('connect-status').textContent = `Disconnected from ${this.summary.url}`;
+  }
+
+  // Forgets the sign-in's tokens; every connection that used them is closed.
+  async signOut() {
+    let closed;
+    try {
+      closed = await signOut(this.summary.signIn);
+    } catch (e) {
+      if (e.code !== 'sign_in_not_found') {
+        showError(document.getElementById('connect-error'), e);
+        return;
+      }
+      // Replaced by a newer sign-in: this connection goes on its own.
+      await this.close();
+      return;
+    }
+    for (const id of closed) workspaces.get(id)?.remove();
+    this.remove();
+    document.getElementById('connect-status').textContent = `Signed out of ${this.summary.url}: the Inspector forgot its tokens`;
+  }
+
+  remove() {
     for (const screen of ['overview', 'playground', 'tools', 'configuration', 'conformance']) this[screen]?.cancel();
     workspaces.delete(this.id);
     this.root.remove();
-    document.getElementById('connect-status').textContent = `Disconnected from ${this.summary.url}`;
     document.getElementById('connect-url').focus();
   }
 }

@@ -5,7 +5,7 @@
 //
 // CONFIG_JSON: {"inspector": URL, "utilities": URL, "echo": URL, "models": URL, "orders": URL,
 //   "slowHealth": URL, "unreachable": URL, "notAep": URL, "html": URL, "invalid": URL,
-//   "halfBroken": URL, "screenshots": DIR}
+//   "halfBroken": URL, "guarded": URL or null, "screenshots": DIR}
 // (started by tests/browser.rs). Walks every screen: connect two extensions side by side
 // from the page address, the overview, a streamed chat with its frames and timings (and
 // later in its HTTP trace), a
@@ -14,8 +14,10 @@
 // read from a template's variables) and a prompt with its arguments, a wait cancelled
 // (the health check of an extension whose health never answers), the conformance suite
 // (all of it, then two checks ticked in its checklist, and the JSON export downloaded),
-// keyboard navigation of the tabs, each bad input, and disconnecting. Writes a
-// screenshot of each screen.
+// keyboard navigation of the tabs, each bad input, signing in to an OAuth-protected
+// extension (`guarded`, trusting oidc-provider: a refused consent, then a login and a
+// consent per resource in the popup, its tools called, signing out), and disconnecting.
+// Writes a screenshot of each screen.
 //
 // stdout: ONE JSON object {"chromium": version, "steps": [{name, ms}], "screenshots": [...]}.
 // Exit 0 when every step passed; 1 when one did not (stderr says which and why);
@@ -539,6 +541,8 @@ async function main() {
     await expectCount(page.getByRole('region', { name: / at http/ }), 3);
   });
 
+  if (config.guarded) await signInSteps(page);
+
   await step('disconnect', async () => {
     await page.getByRole('button', { name: 'Disconnect Echo' }).click();
     await expectCount(page.getByRole('region', { name: / at http/ }), 2);
@@ -546,6 +550,90 @@ async function main() {
 
   if (pageErrors.length) throw new StepFailed(`the page logged errors: ${pageErrors.join(' | ')}`);
   return { chromium: browser.version(), steps, screenshots };
+}
+
+// Signing in to the extension at config.guarded, whose authorization server is
+// oidc-provider with its development login and consent pages.
+async function signInSteps(page) {
+  const url = config.guarded;
+  const signIn = page.getByRole('region', { name: 'Sign in', exact: true });
+  const leaks = [];
+  // No answer of the Inspector's to the page may hold a token (every JWT starts so).
+  const watch = async (response) => {
+    if (!response.url().startsWith(config.inspector)) return;
+    const text = await response.text().catch(() => '');
+    if (text.includes('eyJ')) leaks.push(response.url());
+  };
+  page.on('response', watch);
+  const openPopup = async () => {
+    const [popup] = await Promise.all([
+      page.waitForEvent('popup', { timeout: STEP_MS }),
+      signIn.getByRole('button', { name: `Sign in to ${url}` }).click(),
+    ]);
+    await popup.waitForURL(/\/interaction\//, { waitUntil: 'domcontentloaded', timeout: STEP_MS });
+    return popup;
+  };
+
+  await step('sign in: an OAuth-protected extension offers a sign-in, and a refused one says so', async () => {
+    await connectByForm(page, url);
+    await expectText(page.getByRole('alert').filter({ hasText: 'sign_in_required' }), 'OAuth 2.1 protected resource; sign in to connect');
+    const popup = await openPopup();
+    await popup.getByRole('link', { name: '[ Cancel ]' }).click();
+    await popup.waitForURL(/\/oauth\/callback/, { waitUntil: 'domcontentloaded', timeout: STEP_MS });
+    await expectText(popup.getByRole('alert'), 'access_denied: End-User aborted interaction');
+    await expectText(signIn.getByRole('alert'), /authorization_failed: .* refused the authorization: access_denied/);
+    await expectText(signIn.getByRole('status', { name: 'Sign-in status' }), `Could not sign in to ${url}.`);
+    await popup.close();
+    await shot(page, 'sign-in-refused');
+  });
+
+  await step('sign in: log in and consent in the popup, land back connected, the tools are listed and called', async () => {
+    const popup = await openPopup();
+    await popup.getByPlaceholder('Enter any login').fill('ada');
+    await popup.getByPlaceholder('and password').fill('any password');
+    await popup.getByRole('button', { name: 'Sign-in' }).click();
+    // One consent per resource (the AEP routes, each MCP server); the login is remembered.
+    let consents = 0;
+    const deadline = Date.now() + 60_000;
+    while (!new URL(popup.url()).pathname.startsWith('/oauth/callback')) {
+      if (Date.now() > deadline) throw new Error(`the popup never came back, it is at ${popup.url()}`);
+      const proceed = popup.getByRole('button', { name: 'Continue' });
+      if (await proceed.isVisible().catch(() => false)) {
+        const before = popup.url();
+        await proceed.click();
+        consents += 1;
+        await popup.waitForURL((u) => u.href !== before, { waitUntil: 'domcontentloaded', timeout: STEP_MS });
+      } else await new Promise((r) => setTimeout(r, 100));
+    }
+    await expectText(popup.getByRole('status'), 'Signed in to AEP routes');
+    if (consents !== 3) throw new Error(`${consents} consents, expected one per resource (3)`);
+    if ((await popup.content()).includes('eyJ')) throw new Error('the callback page holds a token');
+    await popup.close();
+    const guarded = region(page, 'Guarded');
+    await expectCount(guarded, 1);
+    await expectText(page.getByRole('status', { name: 'Connection status' }), `Connected to Guarded 0.1.0 at ${url}`);
+    await expectText(guarded, 'signed in with OAuth, tokens held by the Inspector');
+    await guarded.getByRole('tab', { name: 'Tools' }).click();
+    const tool = guarded.getByLabel('Tool', { exact: true });
+    await expectText(tool, 'Who am I (guarded.whoami)');
+    await expectText(tool, 'Who am I (admin) (guarded.admin_whoami)');
+    await tool.selectOption('guarded.admin_whoami');
+    await guarded.getByRole('button', { name: 'Call tool' }).click();
+    const seen = await expectText(guarded.getByLabel('Structured content', { exact: true }), '"subject": "ada"');
+    if (!seen.includes('"server": "admin"')) throw new Error(`the admin server saw ${seen}`);
+    if ((await page.content()).includes('eyJ')) throw new Error('the page holds a token');
+    await shot(page, 'signed-in');
+  });
+
+  await step('sign out: the tokens are forgotten and the connection closed', async () => {
+    await page.getByRole('button', { name: 'Sign out of Guarded' }).click();
+    await expectCount(region(page, 'Guarded'), 0);
+    await expectText(page.getByRole('status', { name: 'Connection status' }), /^Signed out of http:\S+: the Inspector forgot its tokens$/);
+    await connectByForm(page, url);
+    await expectText(page.getByRole('alert').filter({ hasText: 'sign_in_required' }), 'sign in to connect');
+    page.off('response', watch);
+    if (leaks.length) throw new Error(`answers holding a token: ${leaks.join(', ')}`);
+  });
 }
 
 let code = 0;

@@ -9,7 +9,7 @@ use tokio::net::TcpListener;
 
 use crate::guard::{self, Loopback};
 use crate::state::Inspector;
-use crate::{api, assets};
+use crate::{api, assets, callback};
 
 /// The Inspector's router. `loopback`: accept only loopback `Host` names (what a server
 /// bound to a loopback address should do).
@@ -21,6 +21,7 @@ pub fn router(inspector: Arc<Inspector>, loopback: bool) -> Router {
     page.route("/app.css", get(assets::style))
         .route("/icon.svg", get(assets::icon))
         .route("/favicon.ico", get(assets::icon))
+        .route("/oauth/callback", get(callback::callback))
         .merge(api::routes(inspector.clone()))
         .with_state(inspector)
         .layer(axum::middleware::from_fn_with_state(

@@ -6,7 +6,7 @@ use axum::response::{IntoResponse, Response};
 
 const INDEX: &str = include_str!("../assets/index.html");
 /// The page's ES modules, by the path they are served at.
-pub const SCRIPTS: [(&str, &str); 7] = [
+pub const SCRIPTS: [(&str, &str); 8] = [
     ("/app.js", include_str!("../assets/app.js")),
     ("/dom.js", include_str!("../assets/dom.js")),
     ("/api.js", include_str!("../assets/api.js")),
@@ -14,12 +14,13 @@ pub const SCRIPTS: [(&str, &str); 7] = [
     ("/playground.js", include_str!("../assets/playground.js")),
     ("/tools.js", include_str!("../assets/tools.js")),
     ("/configuration.js", include_str!("../assets/configuration.js")),
+    ("/signin.js", include_str!("../assets/signin.js")),
 ];
 const STYLE: &str = include_str!("../assets/app.css");
 const ICON: &str = include_str!("../assets/icon.svg");
 
 /// Scripts only from this origin, no inline code, no framing.
-const POLICY: &str = "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'";
+pub const POLICY: &str = "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'";
 
 fn asset(content_type: &'static str, body: &'static str) -> Response {
     (

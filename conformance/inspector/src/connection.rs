@@ -1,16 +1,17 @@
 //! [`Connection`]: one extension the Inspector is connected to: where it is, the
-//! revision spoken, the bearer token (kept here, never sent to the page), the SDK's
-//! canonical client, the host's tool catalog and MCP pool, and the validated manifest.
+//! revision spoken, its credential (a bearer token, or the tokens of an OAuth sign-in;
+//! kept here, never sent to the page), the SDK's canonical client, the host's tool
+//! catalog and MCP pool, and the validated manifest.
 
 use std::sync::{Arc, Mutex};
 
 use aep_conformance::Report;
 use aep_host::catalog::Catalog;
 use aep_host::mcp::{McpPool, PoolOptions};
-use aep_host::registry::{ExtensionEntry, Registry, describe_endpoint_error};
+use aep_host::oauth::SignIn;
+use aep_host::registry::{ExtensionEntry, Registry};
 use aep_sdk::client::{Client, codes as client_codes};
 use aep_sdk::protocol::{Manifest, ProtocolVersion};
-use aep_sdk::validate::parse_base_url;
 use axum::http::StatusCode;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -18,8 +19,10 @@ use url::Url;
 
 use crate::error::ApiError;
 use crate::limits::{CHAT_TIMEOUT, CONNECT_TIMEOUT, REQUEST_TIMEOUT, TOOL_CALL_TIMEOUT};
+use crate::oauth::Session;
 use crate::probe;
 use crate::proxy::{Proxy, Sender};
+use crate::target::parse_target;
 use crate::trace::Trace;
 
 /// What the page sends to connect.
@@ -50,6 +53,19 @@ impl std::fmt::Debug for Secret {
     }
 }
 
+/// How requests to the extension are authorized.
+#[derive(Debug)]
+enum Credential {
+    None,
+    Bearer(Secret),
+    /// The tokens of sign-in `session`: `aep` is the client of the AEP routes (the MCP
+    /// pool has one per server, from the same token store).
+    OAuth {
+        session: String,
+        aep: SignIn,
+    },
+}
+
 /// A connected extension. Shared behind an `Arc`.
 #[derive(Debug)]
 pub struct Connection {
@@ -76,39 +92,34 @@ pub struct Connection {
     pub trace: Trace,
     /// The recording proxy the SDK's client, the MCP pool and the runner go through.
     pub proxy: Proxy,
-    token: Option<Secret>,
+    credential: Credential,
 }
 
 impl Connection {
     /// Checks the URL, fetches the manifest raw (to say what answered when it is not
     /// AEP), discovers it with the canonical client (exact revision, validation) and
     /// sets up the tool catalog.
-    pub async fn open(id: String, request: &ConnectRequest) -> Result<Self, ApiError> {
-        let url = request.url.trim();
-        if url.is_empty() {
-            return Err(ApiError::bad_request(
-                "give the extension's base URL, e.g. http://127.0.0.1:8710",
-            ));
-        }
-        let base = parse_base_url(url).map_err(|e| {
-            ApiError::new(
-                StatusCode::BAD_REQUEST,
-                client_codes::ENDPOINT_INVALID,
-                format!("base URL {}", describe_endpoint_error(url, &e)),
-            )
-        })?;
-        let revision = match request.revision.as_deref().map(str::trim) {
-            None | Some("") => ProtocolVersion::LATEST,
-            Some(text) => {
-                ProtocolVersion::from_wire(text).map_err(|e| ApiError::bad_request(e.to_string()))?
-            }
-        };
+    pub async fn open(
+        id: String,
+        request: &ConnectRequest,
+        signed_in: Option<&Session>,
+    ) -> Result<Self, ApiError> {
+        let (base, revision) = parse_target(&request.url, request.revision.as_deref())?;
         let token = request
             .token
             .as_deref()
             .map(str::trim)
             .filter(|t| !t.is_empty())
             .map(|t| Secret(t.to_owned()));
+        // A token typed in wins over a sign-in.
+        let credential = match (token, signed_in) {
+            (Some(token), _) => Credential::Bearer(token),
+            (None, Some(session)) => Credential::OAuth {
+                session: session.id.clone(),
+                aep: SignIn::new(&base, session.connection_options())?,
+            },
+            (None, None) => Credential::None,
+        };
         let http = reqwest::Client::builder()
             .connect_timeout(CONNECT_TIMEOUT)
             .read_timeout(CHAT_TIMEOUT)
@@ -116,14 +127,8 @@ impl Connection {
             .map_err(|e| ApiError::bad_request(format!("HTTP client: {e}")))?;
 
         let trace = Trace::default();
-        let raw = probe::fetch(
-            &http,
-            &base,
-            revision,
-            token.as_ref().map(|t| t.0.as_str()),
-            &trace,
-        )
-        .await;
+        let bearer = credential.bearer().await;
+        let raw = probe::fetch(&http, &base, revision, bearer.as_deref(), &trace).await;
         probe::diagnose(&raw)?;
 
         let proxy = Proxy::start(&base, trace.clone()).await.map_err(|e| {
@@ -137,8 +142,10 @@ impl Connection {
             .revision(revision)
             .connect_timeout(CONNECT_TIMEOUT)
             .read_timeout(REQUEST_TIMEOUT);
-        if let Some(token) = &token {
-            builder = builder.bearer_token(token.0.clone());
+        match &credential {
+            Credential::Bearer(token) => builder = builder.bearer_token(token.0.clone()),
+            Credential::OAuth { aep, .. } => builder = builder.token_source(Arc::new(aep.clone())),
+            Credential::None => {}
         }
         let client = builder.build()?;
         let (manifest, invalid) = match client.discover().await {
@@ -164,17 +171,29 @@ impl Connection {
             proxy.base_for(Sender::Mcp).as_str(),
             revision,
         )?;
-        if let Some(token) = &token {
-            entry = entry.with_bearer_token(&token.0)?;
-        }
-        let mut registry = Registry::new();
-        registry.insert(entry)?;
         let pool = McpPool::with_options(PoolOptions {
             connect_timeout: CONNECT_TIMEOUT,
             request_timeout: REQUEST_TIMEOUT,
             call_timeout: TOOL_CALL_TIMEOUT,
             ..PoolOptions::default()
         });
+        match &credential {
+            Credential::Bearer(token) => entry = entry.with_bearer_token(&token.0)?,
+            Credential::OAuth { aep, .. } => {
+                // The pool and the host's client reach the extension through the proxy;
+                // the resources signed in to are the extension's own.
+                let mcp_base = proxy.base_for(Sender::Mcp);
+                let options = aep
+                    .options()
+                    .clone()
+                    .through_proxy(mcp_base.clone(), base.clone());
+                pool.set_oauth(&mcp_base, options.clone());
+                entry = entry.with_oauth(options)?;
+            }
+            Credential::None => {}
+        }
+        let mut registry = Registry::new();
+        registry.insert(entry)?;
         let catalog = Catalog::new(Arc::new(registry), pool);
         // The host's catalog discovers (and validates) the manifest itself: an invalid
         // one has no tools there (the tool list says why).
@@ -193,7 +212,7 @@ impl Connection {
             last_report: Mutex::new(None),
             trace,
             proxy,
-            token,
+            credential,
         })
     }
 
@@ -209,30 +228,65 @@ impl Connection {
         self.proxy.close().await;
     }
 
-    /// The bearer token, for server-side requests only.
-    pub fn token(&self) -> Option<&str> {
-        self.token.as_ref().map(|t| t.0.as_str())
+    /// The token to send now (typed in, or the sign-in's, refreshed when it expired),
+    /// for server-side requests only.
+    pub async fn bearer(&self) -> Option<String> {
+        self.credential.bearer().await
     }
 
-    /// A request to `path` under the base URL, with the bearer token.
-    pub fn request(&self, method: reqwest::Method, path: &str) -> reqwest::RequestBuilder {
+    /// The bearer token typed in, if that is the credential.
+    pub fn static_token(&self) -> Option<&str> {
+        match &self.credential {
+            Credential::Bearer(token) => Some(token.0.as_str()),
+            _ => None,
+        }
+    }
+
+    /// The sign-in whose tokens this connection uses, if any.
+    pub fn sign_in(&self) -> Option<&str> {
+        match &self.credential {
+            Credential::OAuth { session, .. } => Some(session),
+            _ => None,
+        }
+    }
+
+    /// A request to `path` under the base URL, with the token.
+    pub async fn request(&self, method: reqwest::Method, path: &str) -> reqwest::RequestBuilder {
         let request = self.http.request(method, probe::join(&self.base, path));
-        match self.token() {
+        match self.bearer().await {
             Some(token) => request.bearer_auth(token),
             None => request,
         }
     }
 
-    /// What the page shows of the connection: never the token, only whether there is one.
+    /// What the page shows of the connection: never a token, only whether there is one
+    /// (`auth`: `bearer` or `oauth`, with the sign-in's id in `signIn`).
     pub fn summary(&self) -> Value {
+        let auth = match &self.credential {
+            Credential::None => None,
+            Credential::Bearer(_) => Some("bearer"),
+            Credential::OAuth { .. } => Some("oauth"),
+        };
         json!({
             "id": self.id,
             "url": self.base.as_str(),
             "revision": self.revision.as_str(),
-            "authenticated": self.token.is_some(),
+            "authenticated": auth.is_some(),
+            "auth": auth,
+            "signIn": self.sign_in(),
             "extension": self.manifest.extension,
             "invalid": self.invalid,
         })
+    }
+}
+
+impl Credential {
+    async fn bearer(&self) -> Option<String> {
+        match self {
+            Credential::None => None,
+            Credential::Bearer(token) => Some(token.0.clone()),
+            Credential::OAuth { aep, .. } => aep.access_token().await.map(|t| t.expose().to_owned()),
+        }
     }
 }
 

@@ -20,6 +20,14 @@ pub mod codes {
     pub const STREAM_STALLED: &str = "stream_stalled";
     /// The extension did not answer within the Inspector's bound.
     pub const TIMED_OUT: &str = "timed_out";
+    /// The extension is an OAuth 2.1 protected resource: sign in to connect.
+    pub const SIGN_IN_REQUIRED: &str = "sign_in_required";
+    /// Nobody came back from the authorization server in time.
+    pub const SIGN_IN_EXPIRED: &str = "sign_in_expired";
+    /// The sign-in was cancelled, or signed out of, before it ended.
+    pub const SIGN_IN_CANCELLED: &str = "sign_in_cancelled";
+    /// No sign-in has this id (signed out, replaced, or the Inspector restarted).
+    pub const SIGN_IN_NOT_FOUND: &str = "sign_in_not_found";
 }
 
 /// A failed `/api` call.

@@ -1,7 +1,7 @@
 //! # aep-inspector
 //!
 //! A web workbench for any AEP extension: connect (URL, optional bearer token kept
-//! server-side, revision), overview (identity, capabilities, providers, tools, MCP
+//! server-side, or an OAuth 2.1 sign-in whose tokens stay server-side too, revision), overview (identity, capabilities, providers, tools, MCP
 //! servers, option sets, health, both revisions' raw manifests and their diff), a model
 //! playground (chat and streamed chat with every SSE frame, its timing and a summary),
 //! a tool explorer (tools resolved AEP -> MCP through the host crate, forms from their
@@ -25,21 +25,26 @@
 //!
 //! Modules depend one way: `error`, `diff`, `sse` and `trace` (the HTTP trace) are leaves; `limits` and `probe`
 //! (raw discovery and its diagnosis) use `error`; `proxy` (the recording proxy) uses
-//! `trace`; `connection` uses `probe` and `proxy`; `store`
+//! `trace`; `target` (the URL and revision asked for) uses `error`; `oauth` (signing in)
+//! uses `probe` and `target`; `connection` uses `probe`, `proxy`, `target` and `oauth`'s
+//! sessions; `store`
 //! keeps connections; `stream` (the SSE proxy), `tools`, `surface` (resources and
-//! prompts), `configuration` and `suite` work on a connection; `state` holds the store; `api` (handlers), `assets` and `guard` sit on
+//! prompts), `configuration` and `suite` work on a connection; `state` holds the store and the sign-ins; `api` (handlers), `callback` (the OAuth
+//! redirect's page), `assets` and `guard` sit on
 //! those; `app` assembles the router.
 #![warn(missing_docs)]
 
 pub mod api;
 mod app;
 pub mod assets;
+pub mod callback;
 pub mod configuration;
 pub mod connection;
 pub mod diff;
 pub mod error;
 pub mod guard;
 pub mod limits;
+pub mod oauth;
 pub mod probe;
 pub mod proxy;
 mod sse;
@@ -48,6 +53,7 @@ pub mod store;
 pub mod stream;
 pub mod suite;
 pub mod surface;
+pub mod target;
 pub mod tools;
 pub mod trace;
 

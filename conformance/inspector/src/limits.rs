@@ -18,6 +18,13 @@ pub const MAX_STALL: Duration = Duration::from_secs(600);
 pub const TOOL_CALL_TIMEOUT: Duration = Duration::from_secs(60);
 /// How much of a body that is not JSON is kept to show (an HTML error page, ...).
 pub const SNIPPET_CHARS: usize = 600;
+/// One trip through an authorization server's pages (a person logging in and
+/// consenting): past it the pending sign-in expires. At most 135 s (nine times
+/// [`REQUEST_TIMEOUT`]): the host's OAuth client gives a visit ten.
+pub const SIGN_IN_TIMEOUT: Duration = Duration::from_secs(120);
+/// Starting a sign-in (discovery, registration), and each step between two trips (the
+/// code's exchange, reading the manifest, the next resource's discovery).
+pub const SIGN_IN_STEP_TIMEOUT: Duration = Duration::from_secs(40);
 
 /// Runs `work`, failing with `timed_out` (naming `what`) after `bound`.
 pub async fn bounded<T, E>(

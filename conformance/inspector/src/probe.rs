@@ -4,6 +4,7 @@
 
 use std::time::Instant;
 
+use aep_host::oauth::challenge::Challenge;
 use aep_sdk::protocol::ProtocolVersion;
 use axum::http::StatusCode;
 use serde::Serialize;
@@ -42,6 +43,9 @@ pub struct RawDocument {
     /// Whether the failure was the time bound.
     #[serde(skip)]
     pub timed_out: bool,
+    /// The answer's `WWW-Authenticate` (a 401's challenge).
+    #[serde(skip)]
+    pub www_authenticate: Option<String>,
 }
 
 /// `base` joined with an absolute `path`, with exactly one `/` between them.
@@ -68,6 +72,7 @@ pub async fn fetch(
         text: None,
         failure: None,
         timed_out: false,
+        www_authenticate: None,
     };
     let started = Instant::now();
     let mut request = http.get(&url).timeout(REQUEST_TIMEOUT);
@@ -86,11 +91,15 @@ pub async fn fetch(
         };
         pending.answered(&response);
         let status = response.status().as_u16();
-        let content_type = response
-            .headers()
-            .get(reqwest::header::CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_owned);
+        let header = |name| {
+            response
+                .headers()
+                .get(name)
+                .and_then(|v: &reqwest::header::HeaderValue| v.to_str().ok())
+                .map(str::to_owned)
+        };
+        let content_type = header(reqwest::header::CONTENT_TYPE);
+        let challenge = header(reqwest::header::WWW_AUTHENTICATE);
         let body = match response.bytes().await {
             Ok(body) => body,
             Err(e) => {
@@ -99,14 +108,15 @@ pub async fn fetch(
             }
         };
         pending.finish(&body);
-        Ok::<_, reqwest::Error>((status, content_type, body))
+        Ok::<_, reqwest::Error>((status, content_type, challenge, body))
     }
     .await;
     document.elapsed_ms = started.elapsed().as_millis() as u64;
     match answer {
-        Ok((status, content_type, body)) => {
+        Ok((status, content_type, challenge, body)) => {
             document.status = Some(status);
             document.content_type = content_type;
+            document.www_authenticate = challenge;
             match serde_json::from_slice::<Value>(&body) {
                 Ok(json) => document.json = Some(json),
                 Err(_) => document.text = Some(snippet(&String::from_utf8_lossy(&body))),
@@ -157,6 +167,32 @@ fn is_html(document: &RawDocument) -> bool {
     by_type || by_body
 }
 
+/// A 401 whose Bearer challenge names protected resource metadata (RFC 9728): the
+/// extension is an OAuth 2.1 resource server, and the page offers to sign in.
+fn sign_in_required(document: &RawDocument) -> Option<ApiError> {
+    if document.status != Some(StatusCode::UNAUTHORIZED.as_u16()) {
+        return None;
+    }
+    let challenge = Challenge::parse(document.www_authenticate.as_deref()?)?;
+    let metadata = challenge.resource_metadata()?;
+    let refused = match (challenge.error(), challenge.get("error_description")) {
+        (Some(error), Some(why)) => format!(", refusing the token sent ({error}: {why})"),
+        (Some(error), None) => format!(", refusing the token sent ({error})"),
+        _ => String::new(),
+    };
+    Some(
+        ApiError::new(
+            StatusCode::UNAUTHORIZED,
+            codes::SIGN_IN_REQUIRED,
+            format!(
+                "{} answered HTTP 401{refused}: the extension is an OAuth 2.1 protected resource; sign in to connect",
+                document.url
+            ),
+        )
+        .with_details(vec![format!("protected resource metadata: {metadata}")]),
+    )
+}
+
 /// `Ok` when `document` looks like an AEP manifest (whether it is a valid one is the
 /// SDK client's judgement, made next); otherwise what it is instead.
 pub fn diagnose(document: &RawDocument) -> Result<(), ApiError> {
@@ -177,6 +213,9 @@ pub fn diagnose(document: &RawDocument) -> Result<(), ApiError> {
         });
     };
     let content_type = document.content_type.as_deref().unwrap_or("no content type");
+    if let Some(error) = sign_in_required(document) {
+        return Err(error);
+    }
     if is_html(document) {
         let title = page_summary(document.text.as_deref().unwrap_or(""));
         return Err(ApiError::upstream(
@@ -237,6 +276,7 @@ mod tests {
             text: text.map(str::to_owned),
             failure: None,
             timed_out: false,
+            www_authenticate: None,
         }
     }
 
@@ -272,6 +312,33 @@ mod tests {
         );
         let manifest = json!({"protocolVersion": "2026-08-01", "extension": {}});
         assert!(diagnose(&answered(200, "application/json", Some(manifest), None)).is_ok());
+    }
+
+    #[test]
+    fn a_bearer_challenge_naming_resource_metadata_asks_for_a_sign_in() {
+        let mut document = answered(401, "application/json", Some(json!({})), None);
+        let metadata = "http://h/.well-known/oauth-protected-resource";
+        document.www_authenticate = Some(format!(
+            "Bearer error=\"invalid_token\", error_description=\"expired\", resource_metadata=\"{metadata}\""
+        ));
+        let error = diagnose(&document).unwrap_err();
+        assert_eq!(
+            (error.status, error.code.as_str()),
+            (StatusCode::UNAUTHORIZED, codes::SIGN_IN_REQUIRED)
+        );
+        assert!(
+            error
+                .message
+                .contains("refusing the token sent (invalid_token: expired)"),
+            "{error}"
+        );
+        assert_eq!(
+            error.details,
+            [format!("protected resource metadata: {metadata}")]
+        );
+        // A static token's 401 names no metadata: nothing to sign in to.
+        document.www_authenticate = Some("Bearer".into());
+        assert_eq!(diagnose(&document).unwrap_err().code, codes::NOT_AEP);
     }
 
     #[test]

@@ -8,6 +8,7 @@ use axum::http::StatusCode;
 
 use crate::connection::{ConnectRequest, Connection};
 use crate::error::{ApiError, codes};
+use crate::oauth::Session;
 
 /// The open connections.
 #[derive(Debug, Default)]
@@ -17,10 +18,15 @@ pub struct Connections {
 }
 
 impl Connections {
-    /// Opens a connection (see [`Connection::open`]) and keeps it.
-    pub async fn connect(&self, request: &ConnectRequest) -> Result<Arc<Connection>, ApiError> {
+    /// Opens a connection (see [`Connection::open`]; with the tokens of `signed_in`, when
+    /// no token is typed in) and keeps it.
+    pub async fn connect(
+        &self,
+        request: &ConnectRequest,
+        signed_in: Option<&Session>,
+    ) -> Result<Arc<Connection>, ApiError> {
         let number = self.next.fetch_add(1, Ordering::Relaxed) + 1;
-        let connection = Arc::new(Connection::open(format!("c{number}"), request).await?);
+        let connection = Arc::new(Connection::open(format!("c{number}"), request, signed_in).await?);
         self.open
             .write()
             .unwrap_or_else(|p| p.into_inner())
@@ -57,6 +63,22 @@ impl Connections {
         let connection = removed.ok_or_else(|| not_found(id))?;
         connection.close().await;
         Ok(())
+    }
+}
+
+impl Connections {
+    /// Closes every connection that uses sign-in `session`; their ids.
+    pub async fn close_signed_in(&self, session: &str) -> Vec<String> {
+        let ids: Vec<String> = self
+            .list()
+            .iter()
+            .filter(|c| c.sign_in() == Some(session))
+            .map(|c| c.id.clone())
+            .collect();
+        for id in &ids {
+            let _ = self.close(id).await;
+        }
+        ids
     }
 }
 

@@ -232,6 +232,7 @@ pub async fn open(
     let started = Instant::now();
     let built = connection
         .request(reqwest::Method::POST, &path)
+        .await
         .header(reqwest::header::ACCEPT, "text/event-stream")
         .json(request)
         .build()

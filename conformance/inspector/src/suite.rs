@@ -156,11 +156,10 @@ pub fn start(
 ) -> impl Stream<Item = Bytes> + Send + 'static {
     let (sender, events) = mpsc::unbounded_channel::<Bytes>();
     let progress = sender.clone();
-    let options = Options {
+    let mut options = Options {
         only,
         skip,
         strict,
-        bearer_token: connection.token().map(str::to_owned),
         progress: Some(Arc::new(move |event: &ProgressEvent| {
             let data = json!({
                 "index": event.index,
@@ -173,6 +172,8 @@ pub fn start(
         ..Options::default()
     };
     let handle = tokio::spawn(async move {
+        // A sign-in's token as it is now, for the whole run.
+        options.bearer_token = connection.bearer().await;
         let report = check_with(
             connection.proxy.base_for(crate::proxy::Sender::Runner).as_str(),
             &options,

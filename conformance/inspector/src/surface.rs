@@ -43,7 +43,7 @@ pub fn server_url(connection: &Connection, id: &str) -> Result<Url, ApiError> {
             format!("MCP server '{id}' endpoint {}: {e}", server.endpoint),
         )
     })?;
-    if let Some(token) = connection.token() {
+    if let Some(token) = connection.static_token() {
         connection.catalog.pool().set_bearer_token(&base, token);
     }
     Ok(url)

@@ -1,9 +1,11 @@
 //! The Inspector in headless Chromium (Debian's `chromium`, driven by `playwright-core`
 //! from `target/peers`, installed by `conformance/peers/install.sh`): every screen
 //! driven by role and label against the utilities extension, the echo example and
-//! fixtures on loopback ports (`js/inspector_browser.mjs` walks them), screenshots in
+//! fixtures on loopback ports (`js/inspector_browser.mjs` walks them), and a sign-in to
+//! an OAuth-protected extension through oidc-provider's pages in a popup; screenshots in
 //! `target/inspector-screenshots/`. Missing Node, playwright-core or Chromium fails under
-//! CI (`CI` set) and is skipped with a NOTICE elsewhere.
+//! CI (`CI` set) and is skipped with a NOTICE elsewhere; so do the other peers for the
+//! sign-in ([`aep_peers::Peers::require`]), whose steps are then left out.
 
 mod common;
 
@@ -12,7 +14,7 @@ use std::process::Stdio;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use common::{Inspector, fixtures};
+use common::{Inspector, fixtures, oauth};
 use serde_json::{Value, json};
 
 fn repo_root() -> PathBuf {
@@ -65,9 +67,21 @@ async fn every_screen_works_in_headless_chromium() {
     let html = fixtures::html_error_page().await;
     let invalid = fixtures::invalid_manifest().await;
     let half_broken = fixtures::utilities_with_invalid_manifest().await;
+    // The sign-in: oidc-provider and an extension that trusts it.
+    let oidc = match aep_peers::Peers::require() {
+        Some(peers) => Some(
+            peers
+                .oidc_provider(aep_peers::OidcOptions::default())
+                .await
+                .expect("oidc-provider starts"),
+        ),
+        None => None,
+    };
+    let guarded = oidc.as_ref().map(|oidc| oauth::guarded(oidc.issuer()));
     let inspector = Inspector::start(vec![]).await;
     let screenshots = repo_root().join("target/inspector-screenshots");
     let config = json!({
+        "guarded": guarded.as_ref().map(|g| g.base_url.clone()),
         "inspector": inspector.url,
         "utilities": utilities.base_url,
         "echo": echo.base_url,
@@ -117,7 +131,10 @@ async fn every_screen_works_in_headless_chromium() {
         "connect-anyway",
         "bad-input",
         "cancelled-wait",
-    ] {
+    ]
+    .into_iter()
+    .chain(guarded.iter().flat_map(|_| ["sign-in-refused", "signed-in"]))
+    {
         let file = screenshots.join(format!("{name}.png"));
         assert!(
             std::fs::metadata(&file).is_ok_and(|m| m.len() > 1000),

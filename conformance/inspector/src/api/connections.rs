@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 use super::{Shared, parse};
 use crate::connection::ConnectRequest;
 use crate::error::ApiError;
+use crate::target::parse_target;
 
 /// `GET /api/config`.
 pub async fn config(State(inspector): State<Shared>) -> Json<Value> {
@@ -27,7 +28,14 @@ pub async fn connect(
     body: Bytes,
 ) -> Result<(StatusCode, Json<Value>), ApiError> {
     let request: ConnectRequest = parse(&body)?;
-    let connection = inspector.connections.connect(&request).await?;
+    // Signed in to this extension: its tokens (a token typed in still wins).
+    let signed_in = parse_target(&request.url, request.revision.as_deref())
+        .ok()
+        .and_then(|(base, _)| inspector.sign_ins.signed_in_for(&base));
+    let connection = inspector
+        .connections
+        .connect(&request, signed_in.as_deref())
+        .await?;
     Ok((StatusCode::CREATED, Json(connection.summary())))
 }
 

@@ -24,12 +24,16 @@
 //! | `POST /api/connections/{id}/mcp/prompts/get` | get a prompt (`{server, name, arguments}`) |
 //! | `POST /api/connections/{id}/conformance` | run the suite, as events (`{checks?, only?, skip?, strict?}`) |
 //! | `GET /api/connections/{id}/conformance/report.json`, `report.xml` | the last report (JSON, JUnit) |
+//! | `POST /api/sign-ins` | start signing in with OAuth (`{url, revision?, clientId?, clientSecret?, scope?}`) |
+//! | `GET /api/sign-ins/{id}` | where it is: `pending` (the authorization URL), `signed_in`, `failed` |
+//! | `DELETE /api/sign-ins/{id}` | sign out: tokens forgotten, its connections closed |
 
 mod chat;
 mod configuration;
 mod conformance;
 mod connections;
 mod overview;
+mod sign_ins;
 mod surface;
 mod tools;
 
@@ -104,6 +108,11 @@ pub fn routes(inspector: Shared) -> Router<Shared> {
             get(connections::list).post(connections::connect),
         )
         .route(one, delete(connections::close))
+        .route("/api/sign-ins", post(sign_ins::start))
+        .route(
+            "/api/sign-ins/{id}",
+            get(sign_ins::get).delete(sign_ins::sign_out),
+        )
         .route(&format!("{one}/overview"), get(overview::overview))
         .route(&format!("{one}/health"), get(overview::health))
         .route(&format!("{one}/manifests"), get(overview::manifests))

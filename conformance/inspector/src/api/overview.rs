@@ -84,12 +84,13 @@ pub async fn manifests(
     Path(id): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
     let connection = inspector.connections.get(&id)?;
+    let token = connection.bearer().await;
     let fetches = ProtocolVersion::ALL.map(|revision| {
         probe::fetch(
             &connection.http,
             &connection.base,
             revision,
-            connection.token(),
+            token.as_deref(),
             &connection.trace,
         )
     });

@@ -2,7 +2,8 @@
 //! screen: connecting (overview, tokens, manifests that fail validation, every kind of
 //! bad input, the page itself), the model playground (the streamed chat proxy: frames,
 //! timings, stall, cancellation; native options), tools resolved AEP -> MCP with
-//! resources and prompts, option sets, the conformance suite, and the trace.
+//! resources and prompts, option sets, the conformance suite, the trace, and signing in
+//! with OAuth.
 
 #[path = "../common/mod.rs"]
 mod common;
@@ -11,6 +12,7 @@ mod configuration;
 mod conformance;
 mod connections;
 mod playground;
+mod sign_in;
 mod tools;
 mod trace;
 

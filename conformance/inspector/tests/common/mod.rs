@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod fixtures;
+pub mod oauth;
 
 use std::sync::Arc;
 
@@ -28,8 +29,12 @@ pub struct Inspector {
 impl Inspector {
     /// Starts one with these startup URLs.
     pub async fn start(startup: Vec<String>) -> Self {
-        let state = Arc::new(aep_inspector::Inspector::new(startup));
-        let server = spawn(aep_inspector::router(state, true)).await;
+        Self::start_with(aep_inspector::Inspector::new(startup)).await
+    }
+
+    /// Starts one with this state.
+    pub async fn start_with(state: aep_inspector::Inspector) -> Self {
+        let server = spawn(aep_inspector::router(Arc::new(state), true)).await;
         Self {
             url: server.base_url.clone(),
             http: reqwest::Client::builder()
@@ -48,6 +53,23 @@ impl Inspector {
             None => request,
         };
         request.send().await.unwrap()
+    }
+
+    /// `GET url` (an absolute URL, the redirect back to its callback, say) without
+    /// following redirects -> (status, `Location`, body).
+    pub async fn visit(&self, url: &str) -> (u16, Option<String>, String) {
+        let http = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .timeout(std::time::Duration::from_secs(60))
+            .build()
+            .unwrap();
+        let response = http.get(url).send().await.unwrap();
+        let status = response.status().as_u16();
+        let location = response
+            .headers()
+            .get("location")
+            .map(|l| l.to_str().unwrap().to_owned());
+        (status, location, response.text().await.unwrap())
     }
 
     /// `GET path` -> the raw response.
