@@ -5,7 +5,7 @@
 use url::Url;
 
 use super::discovery::{Discovery, failed};
-use super::options::OAuthOptions;
+use super::options::{OAuthOptions, OFFLINE_ACCESS};
 use super::pkce::{self, Pkce};
 use super::registration;
 use super::store::StoredClient;
@@ -56,6 +56,13 @@ pub async fn grant(
             .append_pair("resource", &discovery.resource);
         if !scopes.is_empty() {
             query.append_pair("scope", &scopes.join(" "));
+        }
+        // OpenID Connect Core section 11: `offline_access` is ignored unless the request
+        // carries prompt=consent. oidc-provider drops it silently, so the host got no
+        // refresh token, and a resource naming no scope of its own got `access_denied`
+        // (nothing left to grant). Plain OAuth servers ignore the parameter.
+        if scopes.iter().any(|s| s == OFFLINE_ACCESS) {
+            query.append_pair("prompt", "consent");
         }
     }
     let back = prepared

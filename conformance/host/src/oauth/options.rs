@@ -13,6 +13,10 @@ use super::visit::Authorize;
 /// The name the host registers under (dynamic client registration).
 pub const CLIENT_NAME: &str = "aep-host";
 
+/// The scope a client asks for when it wants a refresh token (SEP-2207), added when the
+/// authorization server lists it.
+pub(crate) const OFFLINE_ACCESS: &str = "offline_access";
+
 /// How the host gets tokens.
 #[derive(Clone, Debug)]
 pub enum Grant {

@@ -8,6 +8,7 @@ use serde_json::json;
 use url::Url;
 
 use super::auth_method::AuthMethod;
+use super::challenge::split_scopes;
 use super::discovery::{Discovery, failed};
 use super::options::OAuthOptions;
 use super::secret::Secret;
@@ -21,6 +22,8 @@ struct Registered {
     client_secret: Option<Secret>,
     #[serde(default)]
     token_endpoint_auth_method: Option<String>,
+    #[serde(default)]
+    scope: Option<String>,
 }
 
 /// The client for an authorization code grant redirecting to `redirect_uri`.
@@ -43,15 +46,32 @@ pub async fn client_for(
             client_secret: None,
             auth_method: AuthMethod::None,
             redirect_uri: None,
+            scope: None,
         });
     }
-    if let Some(known) = options.store.client(&discovery.issuer)?
-        && known
+    let known = options.store.client(&discovery.issuer)?.filter(|known| {
+        known
             .redirect_uri
             .as_deref()
             .is_some_and(|uri| same_redirect(uri, redirect_uri))
-    {
-        return Ok(known);
+    });
+    // A client registered for fewer scopes may not ask for more (oidc-provider answers
+    // `invalid_scope`, e.g. on a step-up, or for another resource of the same server):
+    // then register again, for the scopes it had and those asked now.
+    let mut wanted = Vec::new();
+    if let Some(known) = known {
+        let Some(registered) = &known.scope else {
+            return Ok(known);
+        };
+        wanted = split_scopes(registered);
+        if scopes.iter().all(|s| wanted.contains(s)) {
+            return Ok(known);
+        }
+    }
+    for scope in scopes {
+        if !wanted.contains(scope) {
+            wanted.push(scope.clone());
+        }
     }
     let Some(endpoint) = &metadata.registration_endpoint else {
         return Err(failed(format!(
@@ -65,7 +85,7 @@ pub async fn client_for(
             }
         )));
     };
-    let client = register(http, options, discovery, endpoint, redirect_uri, scopes).await?;
+    let client = register(http, options, discovery, endpoint, redirect_uri, &wanted).await?;
     options.store.save_client(&discovery.issuer, client.clone())?;
     Ok(client)
 }
@@ -81,6 +101,7 @@ pub fn preregistered(options: &OAuthOptions, discovery: &Discovery) -> Result<Op
         auth_method: AuthMethod::choose(&discovery.metadata, secret.is_some(), None)?,
         client_secret: secret,
         redirect_uri: None,
+        scope: None,
     }))
 }
 
@@ -150,6 +171,10 @@ async fn register(
         )?,
         client_secret: secret,
         redirect_uri: Some(redirect_uri.to_string()),
+        // What the server registered, else what was asked for.
+        scope: registered
+            .scope
+            .or_else(|| (!scopes.is_empty()).then(|| scopes.join(" "))),
     })
 }
 

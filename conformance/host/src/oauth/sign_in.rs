@@ -11,7 +11,7 @@ use url::Url;
 use super::challenge::{Challenge, split_scopes};
 use super::code;
 use super::discovery::{Discovery, canonical, discover, failed};
-use super::options::{Grant, OAuthOptions};
+use super::options::{Grant, OAuthOptions, OFFLINE_ACCESS};
 use super::registration;
 use super::secret::Secret;
 use super::store::StoredToken;
@@ -21,10 +21,6 @@ use crate::error::{HostError, Result};
 
 /// A token this close to its expiry (seconds) counts as expired.
 const EXPIRY_SKEW: u64 = 30;
-
-/// The scope a client asks for when it wants a refresh token (SEP-2207), added when the
-/// authorization server lists it.
-const OFFLINE_ACCESS: &str = "offline_access";
 
 /// Signs in to one protected resource (an MCP server's URL, an extension's base URL).
 /// Cheap to clone; clones share the token.

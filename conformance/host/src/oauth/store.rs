@@ -29,6 +29,10 @@ pub struct StoredClient {
     /// The redirect URI it was registered with (dynamic registration).
     #[serde(default)]
     pub redirect_uri: Option<String>,
+    /// The scope it was registered with (dynamic registration; space-separated), which
+    /// bounds what it may ask for (RFC 7591 section 2). `None`: not known to be bounded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scope: Option<String>,
 }
 
 /// A token for one resource, with what refreshing it takes.
