@@ -12,9 +12,11 @@
 //! under CI (`CI` set; `.ci/run` installs the peers) and otherwise print a notice and
 //! pass without running.
 
+mod binary;
 mod oidc;
 mod python_oauth;
 
+pub use binary::{utilities_binary, workspace_binary};
 pub use oidc::{OidcClient, OidcOptions, OidcProvider, Pkce, SigningAlg, Token, jwt_parts};
 pub use python_oauth::PythonOAuthServer;
 
@@ -544,17 +546,24 @@ pub struct RunningBinary {
 /// Starts an extension binary built with this SDK on `127.0.0.1:0` (`--listen`) and
 /// waits (at most 60 s) for its `listening on http://...` log line.
 pub async fn start_binary(program: &Path) -> Result<RunningBinary, String> {
+    start_binary_with(program, &[]).await
+}
+
+/// [`start_binary`] with more arguments (`--oauth-issuer URL`, ...).
+pub async fn start_binary_with(program: &Path, args: &[&str]) -> Result<RunningBinary, String> {
     let mut child = Command::new(program)
         .args(["--listen", "127.0.0.1:0"])
+        .args(args)
         .env("RUST_LOG", "info")
         .env("NO_COLOR", "1")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
+        .stderr(Stdio::piped())
         .kill_on_drop(true)
         .spawn()
         .map_err(|e| format!("{}: {e}", program.display()))?;
     let stdout = child.stdout.take().ok_or("no stdout")?;
+    let mut stderr = child.stderr.take().ok_or("no stderr")?;
     let mut lines = BufReader::new(stdout).lines();
     let base_url = tokio::time::timeout(Duration::from_secs(60), async {
         while let Ok(Some(line)) = lines.next_line().await {
@@ -566,10 +575,17 @@ pub async fn start_binary(program: &Path) -> Result<RunningBinary, String> {
         None
     })
     .await
-    .map_err(|_| format!("{} did not log `listening on` within 60 s", program.display()))?
-    .ok_or_else(|| format!("{} exited before listening", program.display()))?;
-    // Keep draining its log so it never blocks on a full pipe.
+    .map_err(|_| format!("{} did not log `listening on` within 60 s", program.display()))?;
+    let Some(base_url) = base_url else {
+        // It exited (a refused flag, say): its reason is on stderr.
+        let mut said = String::new();
+        let read = tokio::io::AsyncReadExt::read_to_string(&mut stderr, &mut said);
+        let _ = tokio::time::timeout(Duration::from_secs(5), read).await;
+        return Err(format!("{} exited before listening: {said}", program.display()));
+    };
+    // Keep draining its output so it never blocks on a full pipe.
     tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+    tokio::spawn(async move { tokio::io::copy(&mut stderr, &mut tokio::io::sink()).await });
     Ok(RunningBinary {
         base_url,
         _child: child,

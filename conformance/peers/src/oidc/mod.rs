@@ -98,7 +98,7 @@ impl Peers {
     pub async fn oidc_provider(&self, options: OidcOptions) -> Result<OidcProvider, String> {
         let program = self.bin("oidc-provider");
         let mut child = Command::new(&program)
-            .args(["--port", "0"])
+            .args(["--port", &options.port.unwrap_or(0).to_string()])
             .env("AEP_OIDC_CONFIG", options.to_json().to_string())
             .stdin(std::process::Stdio::null())
             .stdout(std::process::Stdio::piped())

@@ -39,6 +39,9 @@ pub struct OidcOptions {
     pub refresh_without_offline_access: bool,
     /// How JWT access tokens are signed.
     pub signing_alg: SigningAlg,
+    /// The port to listen on (`None`: any free one). A fixed port is how a test restarts
+    /// "the same" issuer with new keys.
+    pub port: Option<u16>,
 }
 
 impl Default for OidcOptions {
@@ -54,6 +57,7 @@ impl Default for OidcOptions {
             default_resource: None,
             refresh_without_offline_access: false,
             signing_alg: SigningAlg::Rs256,
+            port: None,
         }
     }
 }
