@@ -606,3 +606,26 @@ async fn no_token_or_claim_value_reaches_the_logs() {
         );
     }
 }
+
+#[tokio::test]
+async fn a_public_path_needs_no_credential_and_the_rest_still_does() {
+    let issuer = TestIssuer::start().await;
+    let probe = axum::Router::new().route("/healthz", axum::routing::get(|| async { "ok" }));
+    let extension = Extension::builder("t.probe", "Probe", "1.0.0")
+        .routes(probe)
+        .public_path("/healthz")
+        .bearer_auth(BearerAuth::new(STATIC))
+        .oauth(OAuth::issuer(issuer.issuer()))
+        .build()
+        .unwrap();
+    let server = serve(extension, ServeOptions::new());
+    let base = &server.base_url;
+    let (status, _, body) = answer(http().get(format!("{base}/healthz"))).await;
+    assert_eq!((status, body), (200, json!("ok")));
+    assert_eq!(answer(http().get(format!("{base}/aep/health"))).await.0, 401);
+    assert_eq!(
+        answer(http().get(format!("{base}/healthz/x"))).await.0,
+        401,
+        "only that path"
+    );
+}

@@ -37,6 +37,8 @@ pub(crate) struct Settings {
     /// address, once known.
     pub(crate) public_url: Option<String>,
     pub(crate) scopes: ScopePolicy,
+    /// Routes that need no credential.
+    pub(crate) public_paths: Vec<String>,
 }
 
 /// A configured extension: serve it with [`Extension::serve`] or take its
@@ -92,6 +94,7 @@ impl Extension {
                 oauth: None,
                 public_url: None,
                 scopes: ScopePolicy::default(),
+                public_paths: Vec::new(),
             },
             mcp_scopes: Vec::new(),
             keep_alive: DEFAULT_KEEP_ALIVE,
@@ -243,6 +246,7 @@ impl Extension {
             settings.oauth.as_ref(),
             settings.scopes.clone(),
             mcp_paths,
+            &settings.public_paths,
             &public,
             &self.manifest.extension.name,
         ) {
@@ -445,6 +449,14 @@ impl ExtensionBuilder {
         self
     }
 
+    /// Serves the route at `path` (added with [`ExtensionBuilder::routes`]) without a
+    /// credential even when one is required elsewhere: a health probe, which load
+    /// balancers and orchestrators call without tokens.
+    pub fn public_path(mut self, path: impl Into<String>) -> Self {
+        self.settings.public_paths.push(path.into());
+        self
+    }
+
     /// Interval of keep-alive comments during a silent stream (default 15 s).
     pub fn keep_alive(mut self, interval: Duration) -> Self {
         self.keep_alive = interval;
@@ -595,5 +607,14 @@ fn check_oauth(oauth: &OAuth, settings: &Settings, mcp: &[McpMount], name: &str)
         .clone()
         .unwrap_or_else(|| format!("http://{}", super::DEFAULT_LISTEN));
     let paths = mcp.iter().map(|m| m.path.clone()).collect();
-    Gate::new(None, Some(oauth), ScopePolicy::default(), paths, &public, name).map(|_| ())
+    Gate::new(
+        None,
+        Some(oauth),
+        ScopePolicy::default(),
+        paths,
+        &[],
+        &public,
+        name,
+    )
+    .map(|_| ())
 }

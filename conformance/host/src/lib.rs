@@ -15,6 +15,8 @@
 //! - [`models`]: model-provider references and chat through the canonical client;
 //! - [`agent`]: the chat-with-tools loop;
 //! - [`demo`]: the self-contained walk-through behind `aep-host demo`;
+//! - [`gateway`]: the registered extensions as OpenAI Chat Completions models and one
+//!   MCP server (`aep-host gateway`);
 //! - [`config`]: the TOML host configuration; [`cli`]: the command line; [`render`]:
 //!   printing for people.
 //!
@@ -46,6 +48,7 @@ pub mod cli;
 pub mod config;
 pub mod demo;
 pub mod error;
+pub mod gateway;
 pub mod invoke;
 pub mod mcp;
 pub mod models;

@@ -56,6 +56,8 @@ pub(crate) struct Gate {
     scopes: Arc<ScopePolicy>,
     mcp_paths: Arc<[String]>,
     public_discovery: bool,
+    /// Routes that need no credential (health probes).
+    public_paths: Arc<[String]>,
 }
 
 impl Gate {
@@ -66,6 +68,7 @@ impl Gate {
         oauth: Option<&OAuth>,
         scopes: ScopePolicy,
         mcp_paths: Vec<String>,
+        public_paths: &[String],
         public: &str,
         name: &str,
     ) -> Result<Option<Self>, Error> {
@@ -83,6 +86,7 @@ impl Gate {
             scopes: Arc::new(scopes),
             mcp_paths: mcp_paths.into(),
             public_discovery,
+            public_paths: public_paths.into(),
         }))
     }
 
@@ -94,6 +98,7 @@ impl Gate {
             scopes: Arc::default(),
             mcp_paths: Arc::new([]),
             public_discovery: false,
+            public_paths: Arc::new([]),
         }
     }
 
@@ -128,6 +133,9 @@ async fn accept(mut request: Request, caller: Caller, next: Next) -> Response {
 
 pub(crate) async fn require(State(gate): State<Gate>, request: Request, next: Next) -> Response {
     let path = request.uri().path();
+    if gate.public_paths.iter().any(|p| p == path) {
+        return next.run(request).await;
+    }
     let family = gate.family(path);
     let token = bearer_token(request.headers());
     if let (Some(bearer), Some(token)) = (&gate.bearer, token)

@@ -31,6 +31,7 @@ pub async fn run(cli: Cli, out: Out<'_>) -> Result<ExitCode> {
                 .map(|_| ExitCode::SUCCESS)
         }
         Command::Inspect { args } => super::inspect::inspect(args),
+        Command::Gateway { serve, urls } => super::gateway::gateway(&cli, serve, urls).await,
         Command::Discover { url, id, json } => discover_command(&cli, out, url, id.as_deref(), *json).await,
         Command::Resources {
             extension,

@@ -25,7 +25,15 @@ impl Host {
     /// Reads `--config`, registers its extensions and those of `--extension`, and fills
     /// the catalog (the file's `[tools]`, or every contribution of every extension).
     pub async fn from_cli(cli: &Cli) -> Result<Self> {
-        let (config, registry) = registry(cli)?;
+        Self::from_cli_with(cli, &[]).await
+    }
+
+    /// Like [`Host::from_cli`], with `extra` extensions registered too.
+    pub async fn from_cli_with(cli: &Cli, extra: &[ExtensionEntry]) -> Result<Self> {
+        let (config, mut registry) = registry(cli)?;
+        for entry in extra {
+            registry.insert(entry.clone())?;
+        }
         let registry = Arc::new(registry);
         let pool = McpPool::new();
         for (url, options) in config.mcp_oauth()? {

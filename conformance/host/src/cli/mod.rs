@@ -10,6 +10,7 @@
 //! command line when they answer 401 (see [`OAuthArgs`]).
 
 mod commands;
+mod gateway;
 mod host;
 mod inspect;
 mod oauth;
@@ -138,6 +139,19 @@ pub enum Command {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
+    /// Serve the registered extensions (and those named by URL) as OpenAI Chat
+    /// Completions models (`/v1/models`, `/v1/chat/completions`) and one MCP server
+    /// (`/mcp`), with `/healthz` and `/readyz`. The gateway takes the serving flags of
+    /// an extension (`--listen`, `--bearer-token-file`, `--oauth-issuer`, ...: its own
+    /// sign-in); `--oauth-client-*` sign in to the extensions.
+    Gateway {
+        /// How the gateway is served.
+        #[command(flatten)]
+        serve: aep_sdk::server::ServeArgs,
+        /// Base URLs of extensions to register under the id their manifest gives.
+        #[arg(value_name = "EXTENSION_URL")]
+        urls: Vec<String>,
+    },
     /// Walk through discovery, tool resolution, MCP calls and a chat with a tool round
     /// trip, with extensions started in-process (no external service needed). With
     /// OLLAMA_HOST reachable, the chat uses aep-ollama and a real model (pick one with
@@ -208,6 +222,7 @@ impl Command {
             Command::Resources { .. } => "resources",
             Command::Prompts { .. } => "prompts",
             Command::Inspect { .. } => "inspect",
+            Command::Gateway { .. } => "gateway",
             Command::Demo { .. } => "demo",
         }
     }
