@@ -1,0 +1,169 @@
+//! `aep-host gateway`: the command registers extensions by URL under their manifest's
+//! id, serves `/healthz` and `/readyz` without credentials (while its other routes take
+//! the serving flags' bearer token), says which extensions answer, and stops gracefully
+//! on SIGTERM. The OpenAI and MCP surfaces have tests of their own (`gateway_*.rs`).
+
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use aep_host::catalog::Catalog;
+use aep_host::gateway::Gateway;
+use aep_host::mcp::McpPool;
+use aep_host::registry::Registry;
+use aep_sdk::protocol::ProtocolVersion;
+use aep_sdk::server::{AepExtension, BearerAuth};
+use aep_sdk::testing::{ServeOptions, serve};
+use serde_json::{Value, json};
+
+struct Running(Child);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free port")
+}
+
+/// A port nothing listens on (bound, then let go).
+fn closed_url() -> String {
+    format!("http://127.0.0.1:{}", free_port())
+}
+
+async fn get(url: &str, token: Option<&str>) -> (u16, Value) {
+    let mut request = reqwest::Client::new().get(url).timeout(Duration::from_secs(20));
+    if let Some(token) = token {
+        request = request.bearer_auth(token);
+    }
+    let response = request.send().await.expect("an answer");
+    let status = response.status().as_u16();
+    (status, response.json().await.unwrap_or(Value::Null))
+}
+
+fn utilities() -> aep_sdk::testing::ExtensionServer {
+    let extension = aep_utilities::Utilities::default().into_extension().unwrap();
+    serve(extension, ServeOptions::new())
+}
+
+#[tokio::test]
+async fn ready_when_some_extension_answers_and_each_one_is_reported() {
+    let up = utilities();
+    let down = closed_url();
+    let mut registry = Registry::new();
+    registry
+        .register("aep.utilities", &up.base_url, ProtocolVersion::LATEST)
+        .unwrap();
+    registry
+        .register("acme.gone", &down, ProtocolVersion::LATEST)
+        .unwrap();
+    let gateway = Gateway::new(Arc::new(Catalog::new(Arc::new(registry), McpPool::new())));
+    let extension = gateway
+        .extension_builder()
+        .bearer_auth(BearerAuth::new("gateway-token"))
+        .build()
+        .unwrap();
+    let served = serve(extension, ServeOptions::new());
+    let base = &served.base_url;
+
+    assert_eq!(
+        get(&format!("{base}/healthz"), None).await,
+        (200, json!({"status": "ok"}))
+    );
+    let (status, body) = get(&format!("{base}/readyz"), None).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["status"], "ready");
+    assert_eq!(body["extensions"]["aep.utilities"], "available");
+    let gone = body["extensions"]["acme.gone"].as_str().unwrap();
+    assert!(gone.starts_with("unreachable"), "{gone}");
+    // The rest of the gateway takes its credential.
+    assert_eq!(get(&format!("{base}/.well-known/aep"), None).await.0, 401);
+    assert_eq!(
+        get(&format!("{base}/.well-known/aep"), Some("gateway-token"))
+            .await
+            .0,
+        200
+    );
+
+    drop(up);
+    let (status, body) = get(&format!("{base}/readyz"), None).await;
+    assert_eq!(status, 503, "{body}");
+    assert_eq!(body["status"], "unavailable");
+}
+
+#[tokio::test]
+async fn the_command_registers_urls_by_their_manifest_id_and_stops_on_sigterm() {
+    let up = utilities();
+    let listen = format!("127.0.0.1:{}", free_port());
+    let child = Command::new(env!("CARGO_BIN_EXE_aep-host"))
+        .args(["gateway", "--listen", &listen, &up.base_url])
+        .env_remove("AEP_HOST_CONFIG")
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("aep-host gateway starts");
+    let mut running = Running(child);
+    let base = format!("http://{listen}");
+    let started = Instant::now();
+    let body = loop {
+        if let Ok(response) = reqwest::get(format!("{base}/readyz")).await {
+            break response.json::<Value>().await.unwrap();
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "the gateway never answered"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert_eq!(
+        body["extensions"],
+        json!({"aep.utilities": "available"}),
+        "{body}"
+    );
+    let manifest = get(&format!("{base}/.well-known/aep"), None).await.1;
+    assert_eq!(manifest["extension"]["id"], "aep.gateway");
+
+    let pid = running.0.id().to_string();
+    let killed = Command::new("kill").args(["-TERM", &pid]).status().unwrap();
+    assert!(killed.success());
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let status = loop {
+        if let Some(status) = running.0.try_wait().unwrap() {
+            break status;
+        }
+        assert!(Instant::now() < deadline, "the gateway did not stop on SIGTERM");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert!(status.success(), "{status}");
+}
+
+#[test]
+fn a_url_that_does_not_answer_is_a_clear_error() {
+    let child = Command::new(env!("CARGO_BIN_EXE_aep-host"))
+        .args(["gateway", "--listen", "127.0.0.1:0", &closed_url()])
+        .env_remove("AEP_HOST_CONFIG")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut running = Running(child);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let status = loop {
+        if let Some(status) = running.0.try_wait().unwrap() {
+            break status;
+        }
+        assert!(Instant::now() < deadline, "it gives up within the bound");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(!status.success());
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(running.0.stderr.as_mut().unwrap(), &mut stderr).unwrap();
+    assert!(stderr.contains("127.0.0.1"), "{stderr}");
+}
