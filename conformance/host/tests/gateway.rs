@@ -48,7 +48,7 @@ async fn get(url: &str, token: Option<&str>) -> (u16, Value) {
 }
 
 fn utilities() -> aep_sdk::testing::ExtensionServer {
-    let extension = aep_utilities::Utilities::default().into_extension().unwrap();
+    let extension = aep_utilities::Utilities.into_extension().unwrap();
     serve(extension, ServeOptions::new())
 }
 

@@ -147,7 +147,7 @@ pub enum Command {
     Gateway {
         /// How the gateway is served.
         #[command(flatten)]
-        serve: aep_sdk::server::ServeArgs,
+        serve: Box<aep_sdk::server::ServeArgs>,
         /// Base URLs of extensions to register under the id their manifest gives.
         #[arg(value_name = "EXTENSION_URL")]
         urls: Vec<String>,
