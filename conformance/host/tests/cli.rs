@@ -3,58 +3,12 @@
 
 mod common;
 
-use std::io::Read;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use aep_host::demo::{DEMO_TEXT, scripted_extension};
 use aep_sdk::testing::spawn;
+use common::run::aep_host;
 use common::{sha256, utilities};
-
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-    took: Duration,
-}
-
-/// Runs `aep-host args...`, killed after 60 s.
-async fn aep_host(args: &[&str]) -> Run {
-    let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
-    tokio::task::spawn_blocking(move || {
-        let started = Instant::now();
-        let mut child = Command::new(env!("CARGO_BIN_EXE_aep-host"))
-            .args(&args)
-            .env_remove("AEP_HOST_CONFIG")
-            .env_remove("OLLAMA_HOST")
-            .env("RUST_LOG", "warn")
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawn aep-host");
-        let status = loop {
-            if let Some(status) = child.try_wait().unwrap() {
-                break status;
-            }
-            if started.elapsed() > Duration::from_secs(60) {
-                let _ = child.kill();
-                panic!("aep-host {args:?} did not finish within 60 s");
-            }
-            std::thread::sleep(Duration::from_millis(10));
-        };
-        let (mut stdout, mut stderr) = (String::new(), String::new());
-        child.stdout.take().unwrap().read_to_string(&mut stdout).unwrap();
-        child.stderr.take().unwrap().read_to_string(&mut stderr).unwrap();
-        Run {
-            code: status.code().unwrap_or(-1),
-            stdout,
-            stderr,
-            took: started.elapsed(),
-        }
-    })
-    .await
-    .unwrap()
-}
 
 #[tokio::test]
 async fn demo_walks_through_every_step_in_seconds() {

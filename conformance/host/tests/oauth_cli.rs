@@ -2,57 +2,23 @@
 //! file (`[extensions.<id>.oauth]`), with a token file that a second run reuses, against
 //! the stand-in authorization server of tests/oauth_support.
 
+mod common;
 mod oauth_support;
 
-use std::io::Read;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
-
+use common::run::{Run, aep_host_with};
 use oauth_support::{AuthServer, Behaviour, guarded_utilities};
 
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-/// Runs `aep-host args...` with `HOME` and `XDG_CONFIG_HOME` in `home`, killed after 60 s.
+/// Runs `aep-host args...` with `HOME` and `XDG_CONFIG_HOME` in `home` and debug logs
+/// (a token must not show even there), killed after 60 s.
 async fn aep_host(home: &std::path::Path, args: &[&str]) -> Run {
-    let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
     let home = home.to_path_buf();
-    tokio::task::spawn_blocking(move || {
-        let started = Instant::now();
-        let mut child = Command::new(env!("CARGO_BIN_EXE_aep-host"))
-            .args(&args)
-            .env_remove("AEP_HOST_CONFIG")
+    aep_host_with(args, move |command| {
+        command
             .env("HOME", &home)
             .env("XDG_CONFIG_HOME", home.join("config"))
-            .env("RUST_LOG", "debug")
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawn aep-host");
-        let status = loop {
-            if let Some(status) = child.try_wait().unwrap() {
-                break status;
-            }
-            if started.elapsed() > Duration::from_secs(60) {
-                let _ = child.kill();
-                panic!("aep-host {args:?} did not finish within 60 s");
-            }
-            std::thread::sleep(Duration::from_millis(10));
-        };
-        let (mut stdout, mut stderr) = (String::new(), String::new());
-        child.stdout.take().unwrap().read_to_string(&mut stdout).unwrap();
-        child.stderr.take().unwrap().read_to_string(&mut stderr).unwrap();
-        Run {
-            code: status.code().unwrap_or(-1),
-            stdout,
-            stderr,
-        }
+            .env("RUST_LOG", "debug");
     })
     .await
-    .unwrap()
 }
 
 #[tokio::test]

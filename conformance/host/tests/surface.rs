@@ -6,59 +6,14 @@
 
 mod common;
 
-use std::io::Read;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
-
 use aep_host::ErrorCode;
 use aep_host::mcp::McpPool;
 use aep_sdk::testing::spawn;
 use axum::Router;
 use common::dynamic::Dynamic;
+use common::run::aep_host;
 use common::{dead_url, manifest_router, manifest_with_tools, sha256, utilities, utilities_router};
 use serde_json::{Value, json};
-
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-/// Runs `aep-host args...`, killed after 60 s.
-async fn aep_host(args: &[&str]) -> Run {
-    let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
-    tokio::task::spawn_blocking(move || {
-        let started = Instant::now();
-        let mut child = Command::new(env!("CARGO_BIN_EXE_aep-host"))
-            .args(&args)
-            .env_remove("AEP_HOST_CONFIG")
-            .env("RUST_LOG", "warn")
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawn aep-host");
-        let status = loop {
-            if let Some(status) = child.try_wait().unwrap() {
-                break status;
-            }
-            if started.elapsed() > Duration::from_secs(60) {
-                let _ = child.kill();
-                panic!("aep-host {args:?} did not finish within 60 s");
-            }
-            std::thread::sleep(Duration::from_millis(10));
-        };
-        let (mut stdout, mut stderr) = (String::new(), String::new());
-        child.stdout.take().unwrap().read_to_string(&mut stdout).unwrap();
-        child.stderr.take().unwrap().read_to_string(&mut stderr).unwrap();
-        Run {
-            code: status.code().unwrap_or(-1),
-            stdout,
-            stderr,
-        }
-    })
-    .await
-    .unwrap()
-}
 
 /// Runs `aep-host args...` expecting success; its stdout.
 async fn ok(args: &[&str]) -> String {

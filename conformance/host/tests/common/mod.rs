@@ -236,3 +236,4 @@ pub fn sha256(text: &str) -> String {
 }
 
 pub mod dynamic;
+pub mod run;
