@@ -9,6 +9,7 @@
 //! need no credential.
 
 mod health;
+mod openai;
 
 use std::sync::Arc;
 
@@ -43,6 +44,7 @@ impl Gateway {
         Extension::builder(ID, "AEP gateway", env!("CARGO_PKG_VERSION"))
             .description("The registered AEP extensions as OpenAI Chat Completions models and one MCP server")
             .routes(health::router(self.clone()))
+            .routes(openai::router(self.clone()))
             .public_path(health::HEALTHZ)
             .public_path(health::READYZ)
     }
