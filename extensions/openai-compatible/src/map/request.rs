@@ -111,6 +111,14 @@ pub fn chat_body(
             "tools".into(),
             Value::Array(request.tools.iter().map(tool).collect()),
         );
+        // AEP has no tool choice; `additionalOptions.tool_choice` carries OpenAI's (the
+        // gateway puts it there). Some servers (llama-cpp-python) call a tool only when told to.
+        if flavor == Flavor::OpenAi
+            && let Some(choice @ (Value::String(_) | Value::Object(_))) =
+                additional.and_then(|a| a.get("tool_choice"))
+        {
+            body.insert("tool_choice".into(), choice.clone());
+        }
     }
     Ok(Value::Object(body))
 }
@@ -308,6 +316,28 @@ mod tests {
         // The drop-ins drop images (vision: false), as the reference does.
         let body = chat_body(&request, None, settings(Flavor::LlamaCpp)).unwrap();
         assert_eq!(body["messages"][2]["content"], "what is this?");
+    }
+
+    #[test]
+    fn tool_choice_is_forwarded_to_an_openai_server_with_tools() {
+        let mut request = ChatRequest::new("m", vec![Message::user("x")]);
+        let choice = json!({"type": "function", "function": {"name": "weather"}});
+        request.options = Some(ModelOptions {
+            additional_options: Some(Map::from_iter([("tool_choice".to_owned(), choice.clone())])),
+            ..ModelOptions::default()
+        });
+        let body = chat_body(&request, None, settings(Flavor::OpenAi)).unwrap();
+        assert!(body.get("tool_choice").is_none(), "no tools, no choice");
+        request.tools = vec![ToolDefinition {
+            name: "weather".into(),
+            description: None,
+            parameters: json!({"type": "object"}),
+        }];
+        let body = chat_body(&request, None, settings(Flavor::OpenAi)).unwrap();
+        assert_eq!(body["tool_choice"], choice);
+        // The drop-ins send what the reference sends.
+        let body = chat_body(&request, None, settings(Flavor::LlamaCpp)).unwrap();
+        assert!(body.get("tool_choice").is_none());
     }
 
     #[test]
