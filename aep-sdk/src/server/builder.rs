@@ -321,11 +321,37 @@ impl ExtensionBuilder {
 
     /// Co-hosts an rmcp server over Streamable HTTP at `path` (e.g. `/mcp`), declared in
     /// the manifest as server `id`. Session-based and stateless MCP clients are both served.
-    pub fn mcp_server<H>(mut self, id: impl Into<String>, path: impl Into<String>, handler: H) -> Self
+    /// Each session gets a clone of `handler`; [`ExtensionBuilder::mcp_sessions`] makes
+    /// each one anew instead.
+    pub fn mcp_server<H>(self, id: impl Into<String>, path: impl Into<String>, handler: H) -> Self
     where
         H: rmcp::ServerHandler + Clone + Send + Sync + 'static,
     {
-        self.mcp.push(McpMount::new(id.into(), path.into(), handler));
+        self.mcp_sessions(id, path, move || handler.clone())
+    }
+
+    /// Co-hosts an rmcp server like [`ExtensionBuilder::mcp_server`], calling `session`
+    /// for the handler of each new MCP session (and of each request of a stateless
+    /// client): the place for per-session state such as a log level, shared state
+    /// being captured by the closure.
+    ///
+    /// ```
+    /// # #[derive(Clone, Default)] struct Echo;
+    /// # impl rmcp::ServerHandler for Echo {}
+    /// use aep_sdk::server::Extension;
+    ///
+    /// let extension = Extension::builder("example.sessions", "Sessions", "1.0.0")
+    ///     .mcp_sessions("echo", "/mcp", Echo::default)
+    ///     .build()
+    ///     .unwrap();
+    /// # let _ = extension;
+    /// ```
+    pub fn mcp_sessions<H, F>(mut self, id: impl Into<String>, path: impl Into<String>, session: F) -> Self
+    where
+        H: rmcp::ServerHandler + Send + 'static,
+        F: Fn() -> H + Send + Sync + 'static,
+    {
+        self.mcp.push(McpMount::new(id.into(), path.into(), session));
         self
     }
 

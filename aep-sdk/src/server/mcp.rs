@@ -42,10 +42,14 @@ pub(crate) struct McpMount {
 }
 
 impl McpMount {
-    pub(crate) fn new<H>(id: String, path: String, handler: H) -> Self
+    /// A mount whose sessions each get a handler from `sessions` (called once per MCP
+    /// session, and per request for stateless clients).
+    pub(crate) fn new<H, F>(id: String, path: String, sessions: F) -> Self
     where
-        H: rmcp::ServerHandler + Clone + Send + Sync + 'static,
+        H: rmcp::ServerHandler + Send + 'static,
+        F: Fn() -> H + Send + Sync + 'static,
     {
+        let factory = Arc::new(sessions);
         let route = path.clone();
         let mount = move |access: &McpAccess,
                           limits: BodyLimits,
@@ -58,10 +62,10 @@ impl McpMount {
                 .with_allowed_hosts(access.allowed_hosts.clone())
                 // The router's origin guard has already refused foreign origins.
                 .disable_allowed_origins();
-            let handler = handler.clone();
+            let factory = factory.clone();
             let manager = Arc::new(LocalSessionManager::default());
             let sessions = Sessions::new(manager.clone());
-            let service = StreamableHttpService::new(move || Ok(handler.clone()), manager, config);
+            let service = StreamableHttpService::new(move || Ok(factory()), manager, config);
             // One service for the endpoint, shared: rmcp's own `Service::call` clones the
             // service (its configuration, allowed hosts included) per request, and each
             // middleware layer would clone it once more.

@@ -35,6 +35,8 @@ enum Command {
     Openai,
     /// 6. host tool resolution, cold and warm.
     Host,
+    /// 10. the gateway's added latency (OpenAI in, AEP out) and MCP forwarding.
+    Gateway,
     /// 5. memory (and 7. per-stream memory).
     Memory,
     /// 1,000 x 1,000 streams without loss.
@@ -139,6 +141,10 @@ async fn run(cli: Cli) {
     if all || matches!(cli.command, Command::Host) {
         eprintln!("measuring 6. host tool resolution ...");
         rows.extend(measure::host::rows().await);
+    }
+    if all || matches!(cli.command, Command::Gateway) {
+        eprintln!("measuring 10. the gateway ...");
+        rows.extend(measure::gateway::rows().await);
     }
     if all || matches!(cli.command, Command::Memory) {
         eprintln!("measuring 5. memory ...");

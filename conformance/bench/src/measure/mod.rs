@@ -1,6 +1,7 @@
 //! The measurements. Each runs the SDK variant and its baseline in the same process,
 //! interleaved over several rounds, and returns report rows.
 
+pub mod gateway;
 pub mod growth;
 pub mod host;
 pub mod latency;

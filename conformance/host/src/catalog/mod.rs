@@ -28,6 +28,7 @@ mod resource;
 use std::collections::BTreeMap;
 use std::sync::{Arc, RwLock};
 
+use rmcp::model::CallToolResult;
 use serde_json::Value;
 
 pub use agent_tool::{AgentTool, ToolHints, ToolOrigin};
@@ -35,7 +36,7 @@ pub use resource::{ToolResource, ToolSource};
 
 use crate::error::{ErrorCode, HostError, Result};
 use crate::invoke::{ToolOutput, check_arguments};
-use crate::mcp::{Failure, McpPool};
+use crate::mcp::{Failure, McpPool, Relay};
 use crate::registry::Registry;
 
 /// What [`Catalog::resolve_enabled`] found.
@@ -194,11 +195,34 @@ impl Catalog {
 
     /// Like [`Catalog::invoke`] for a tool resolved earlier.
     pub async fn invoke_resolved(&self, tool: &AgentTool, arguments: Value) -> Result<ToolOutput> {
+        self.invoke_with(tool, arguments, None)
+            .await
+            .map(ToolOutput::from_mcp)
+    }
+
+    /// Like [`Catalog::invoke_resolved`], relaying the server's progress and log
+    /// messages and the caller's cancellation ([`Relay`]), with the MCP result as the
+    /// server sent it (content, structured content, `isError`).
+    pub async fn invoke_relayed(
+        &self,
+        tool: &AgentTool,
+        arguments: Value,
+        relay: &Relay,
+    ) -> Result<CallToolResult> {
+        self.invoke_with(tool, arguments, Some(relay)).await
+    }
+
+    async fn invoke_with(
+        &self,
+        tool: &AgentTool,
+        arguments: Value,
+        relay: Option<&Relay>,
+    ) -> Result<CallToolResult> {
         let arguments = check_arguments(&tool.id, &tool.input_schema, arguments)?;
         let url = &tool.origin.mcp_url;
         let name = &tool.origin.mcp_tool;
-        match self.pool.call_raw(url, name, arguments.clone()).await {
-            Ok(result) => Ok(ToolOutput::from_mcp(result)),
+        match self.pool.call_raw(url, name, arguments.clone(), relay).await {
+            Ok(result) => Ok(result),
             Err(Failure::UnknownTool(error)) => {
                 let tools = self.pool.refresh_tools(url).await?;
                 if !tools.iter().any(|t| t.name == name.as_str()) {
@@ -209,8 +233,10 @@ impl Catalog {
                     .with_target(name));
                 }
                 tracing::debug!(tool = %tool.id, "server did not know the tool but lists it; calling once more: {error}");
-                let result = self.pool.call(url, name, arguments).await?;
-                Ok(ToolOutput::from_mcp(result))
+                self.pool
+                    .call_raw(url, name, arguments, relay)
+                    .await
+                    .map_err(Failure::into_error)
             }
             Err(failure) => Err(failure.into_error()),
         }

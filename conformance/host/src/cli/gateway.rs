@@ -16,7 +16,9 @@ use crate::registry::{ExtensionEntry, parse_revision};
 /// `--oauth-*` flags say), then serves the gateway until SIGINT/SIGTERM.
 pub(super) async fn gateway(cli: &Cli, serve: &ServeArgs, urls: &[String]) -> Result<ExitCode> {
     let host = Host::from_cli_with(cli, &identified(cli, urls).await?).await?;
-    let gateway = Gateway::new(Arc::new(host.catalog));
+    // With no `[tools]` configured, every extension's contributions are the tools.
+    let discover = host.config.tool_resources()?.is_empty();
+    let gateway = Gateway::new(Arc::new(host.catalog)).discover_tools(discover);
     let extension = gateway.extension()?;
     extension
         .serve_with(serve.clone())

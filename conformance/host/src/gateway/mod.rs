@@ -9,6 +9,7 @@
 //! need no credential.
 
 mod health;
+mod mcp;
 mod openai;
 
 use std::sync::Arc;
@@ -26,12 +27,31 @@ pub const ID: &str = "aep.gateway";
 #[derive(Debug, Clone)]
 pub struct Gateway {
     catalog: Arc<Catalog>,
+    discover_tools: bool,
 }
 
 impl Gateway {
-    /// A gateway over `catalog` (its registry's extensions, its pool, its tools).
+    /// A gateway over `catalog` (its registry's extensions, its pool, its tools). Its MCP
+    /// server lists the catalog's Tool resources as they are; see
+    /// [`Gateway::discover_tools`].
     pub fn new(catalog: Arc<Catalog>) -> Self {
-        Self { catalog }
+        Self {
+            catalog,
+            discover_tools: false,
+        }
+    }
+
+    /// Whether each `tools/list` of the MCP server first adds every registered
+    /// extension's tool contributions to the catalog (what `aep-host gateway` does when
+    /// the configuration names no `[tools]`): an extension unreachable when the gateway
+    /// started contributes its tools once it answers.
+    pub fn discover_tools(mut self, discover: bool) -> Self {
+        self.discover_tools = discover;
+        self
+    }
+
+    fn discovers_tools(&self) -> bool {
+        self.discover_tools
     }
 
     /// The tool catalog (and through it the registry and the MCP pool).
@@ -41,10 +61,14 @@ impl Gateway {
 
     /// The gateway's routes on an extension builder, to add to before `build()`.
     pub fn extension_builder(&self) -> ExtensionBuilder {
+        let shared = mcp::Shared::new(self.clone());
         Extension::builder(ID, "AEP gateway", env!("CARGO_PKG_VERSION"))
             .description("The registered AEP extensions as OpenAI Chat Completions models and one MCP server")
             .routes(health::router(self.clone()))
             .routes(openai::router(self.clone()))
+            .mcp_sessions(mcp::SERVER_ID, mcp::PATH, move || {
+                mcp::Session::new(shared.clone())
+            })
             .public_path(health::HEALTHZ)
             .public_path(health::READYZ)
     }

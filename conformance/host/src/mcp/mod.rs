@@ -25,6 +25,7 @@
 mod elicitation;
 mod failure;
 mod listener;
+mod relay;
 mod slot;
 mod surface;
 
@@ -36,10 +37,12 @@ use rmcp::model::{
     CallToolResult, GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplate,
     ServerCapabilities, Tool,
 };
+use tokio::sync::broadcast;
 use url::Url;
 
 pub use elicitation::{ElicitationPolicy, schema_defaults};
 pub(crate) use failure::Failure;
+pub use relay::{Relay, Relayed};
 use slot::{Auth, Slot};
 pub use surface::Capability;
 
@@ -106,12 +109,32 @@ pub struct McpPool {
     inner: Arc<Inner>,
 }
 
-#[derive(Default)]
 struct Inner {
     options: PoolOptions,
     servers: Mutex<HashMap<String, Arc<Slot>>>,
     // Credentials by URL prefix (an extension's base URL, a server's URL); never logged.
     credentials: Mutex<Vec<(String, Credential)>>,
+    // The URL of each server that sent `notifications/tools/list_changed`.
+    changes: broadcast::Sender<Url>,
+}
+
+impl Inner {
+    fn new(options: PoolOptions) -> Self {
+        Self {
+            options,
+            servers: Mutex::default(),
+            credentials: Mutex::default(),
+            // A subscriber that lags loses old URLs, and reads a `Lagged` it treats as
+            // "something changed".
+            changes: broadcast::channel(64).0,
+        }
+    }
+}
+
+impl Default for Inner {
+    fn default() -> Self {
+        Self::new(PoolOptions::default())
+    }
 }
 
 enum Credential {
@@ -136,11 +159,7 @@ impl McpPool {
     /// A pool with `options`.
     pub fn with_options(options: PoolOptions) -> Self {
         Self {
-            inner: Arc::new(Inner {
-                options,
-                servers: Mutex::default(),
-                credentials: Mutex::default(),
-            }),
+            inner: Arc::new(Inner::new(options)),
         }
     }
 
@@ -201,6 +220,7 @@ impl McpPool {
                     url.clone(),
                     self.inner.options.clone(),
                     self.auth_for(url),
+                    self.inner.changes.clone(),
                 ))
             })
             .clone()
@@ -244,7 +264,22 @@ impl McpPool {
     /// `tools/call`. A tool failure is an `Ok` result with `is_error: Some(true)`; an
     /// `Err` is a transport or protocol failure.
     pub async fn call(&self, url: &Url, name: &str, arguments: JsonObject) -> Result<CallToolResult> {
-        self.call_raw(url, name, arguments)
+        self.call_raw(url, name, arguments, None)
+            .await
+            .map_err(Failure::into_error)
+    }
+
+    /// [`McpPool::call`] relayed: the server's progress and log messages during the call
+    /// go to `relay.events`, and cancelling `relay.cancel` cancels the call at the server
+    /// (`notifications/cancelled`). See [`Relay`] for how log messages are attributed.
+    pub async fn call_relayed(
+        &self,
+        url: &Url,
+        name: &str,
+        arguments: JsonObject,
+        relay: &Relay,
+    ) -> Result<CallToolResult> {
+        self.call_raw(url, name, arguments, Some(relay))
             .await
             .map_err(Failure::into_error)
     }
@@ -254,8 +289,16 @@ impl McpPool {
         url: &Url,
         name: &str,
         arguments: JsonObject,
+        relay: Option<&Relay>,
     ) -> Result<CallToolResult, Failure> {
-        self.slot(url).call(name, arguments).await
+        self.slot(url).call(name, arguments, relay).await
+    }
+
+    /// The URLs of servers that say their tools changed
+    /// (`notifications/tools/list_changed`), from now on. Only servers the pool is
+    /// connected to can say so.
+    pub fn tool_changes(&self) -> broadcast::Receiver<Url> {
+        self.inner.changes.subscribe()
     }
 
     /// The capabilities the server at `url` advertised in its `initialize` (or

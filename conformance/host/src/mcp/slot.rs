@@ -5,16 +5,22 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use rmcp::ServiceError;
-use rmcp::model::{CallToolRequestParams, CallToolResult, ProtocolVersion, Tool};
-use rmcp::service::{ClientLifecycleMode, ClientServiceExt, RoleClient, RunningService};
+use rmcp::model::{
+    CallToolRequest, CallToolRequestParams, CallToolResult, CancelledNotificationParam, ClientRequest,
+    ProtocolVersion, RequestId, ServerResult, Tool,
+};
+use rmcp::service::{
+    ClientLifecycleMode, ClientServiceExt, Peer, PeerRequestOptions, RoleClient, RunningService,
+};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-use tokio::sync::Mutex;
+use tokio::sync::{Mutex, broadcast};
 use tokio::time::timeout;
 use url::Url;
 
 use super::failure::{Failure, classify, initialize_failed, unreachable};
 use super::listener::{Listener, Signals};
+use super::relay::Relay;
 use super::{McpRevision, PoolOptions, PoolStats};
 use crate::JsonObject;
 use crate::error::{HostError, Result};
@@ -39,6 +45,7 @@ pub(crate) struct Slot {
     pub(super) url: Url,
     pub(super) options: PoolOptions,
     auth: Option<Auth>,
+    changes: broadcast::Sender<Url>,
     connection: Mutex<Option<Arc<Client>>>,
     tools: Mutex<Option<Cached>>,
     signals: Arc<Signals>,
@@ -52,7 +59,12 @@ fn alive(client: &Client) -> bool {
 }
 
 impl Slot {
-    pub(crate) fn new(url: Url, mut options: PoolOptions, auth: Option<Auth>) -> Self {
+    pub(crate) fn new(
+        url: Url,
+        mut options: PoolOptions,
+        auth: Option<Auth>,
+        changes: broadcast::Sender<Url>,
+    ) -> Self {
         if let Some(Auth::OAuth(sign_in)) = &auth {
             // Any request may have to wait for a sign-in first.
             let extra = sign_in.bound();
@@ -64,6 +76,7 @@ impl Slot {
             url,
             options,
             auth,
+            changes,
             connection: Mutex::new(None),
             tools: Mutex::new(None),
             signals: Arc::default(),
@@ -136,7 +149,13 @@ impl Slot {
                 },
             ),
         };
-        let listener = Listener::new(self.signals.clone(), protocol, self.options.elicitation);
+        let listener = Listener::new(
+            self.signals.clone(),
+            protocol,
+            self.options.elicitation,
+            self.url.clone(),
+            self.changes.clone(),
+        );
         match timeout(
             self.options.connect_timeout,
             listener.serve_with_lifecycle(transport, lifecycle),
@@ -233,9 +252,15 @@ impl Slot {
         Err(last.unwrap_or_else(|| unreachable(&self.url, "tools/list", "failed")))
     }
 
-    /// One `tools/call`. A transport failure drops the connection (the next request
-    /// reconnects) and is not retried: the server may have run the tool.
-    pub(crate) async fn call(&self, name: &str, arguments: JsonObject) -> Result<CallToolResult, Failure> {
+    /// One `tools/call`, relayed when `relay` says where to (see [`super::relay`]). A
+    /// transport failure drops the connection (the next request reconnects) and is not
+    /// retried: the server may have run the tool.
+    pub(crate) async fn call(
+        &self,
+        name: &str,
+        arguments: JsonObject,
+        relay: Option<&Relay>,
+    ) -> Result<CallToolResult, Failure> {
         let client = self.client().await.map_err(Failure::Transport)?;
         self.calls.fetch_add(1, Ordering::SeqCst);
         let mut params = CallToolRequestParams::new(name.to_owned()).with_arguments(arguments);
@@ -261,7 +286,7 @@ impl Slot {
             span.in_scope(|| aep_sdk::telemetry::inject_meta(&mut meta.0));
             params.meta = Some(rmcp::model::RequestMetaObject(meta));
         }
-        let called = timeout(self.options.call_timeout, client.call_tool(params));
+        let called = timeout(self.options.call_timeout, self.send_call(&client, params, relay));
         let outcome = tracing::Instrument::instrument(called, span.clone()).await;
         let error_type = match &outcome {
             Err(_) => Some("timeout"),
@@ -291,6 +316,44 @@ impl Slot {
         }
     }
 
+    /// `tools/call` on `client`; with a relay, the server's progress and log messages
+    /// go to it, and its token (or this future's drop) cancels the call at the server.
+    async fn send_call(
+        &self,
+        client: &Client,
+        params: CallToolRequestParams,
+        relay: Option<&Relay>,
+    ) -> Result<CallToolResult, ServiceError> {
+        let Some(relay) = relay else {
+            // rmcp's own call: abandoned (dropped), it tells the server.
+            return client.call_tool(params).await;
+        };
+        let peer = client.peer();
+        let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+        let handle = peer
+            .send_request_with_option(request, PeerRequestOptions::no_options())
+            .await?;
+        let _registered = self
+            .signals
+            .relays
+            .register(handle.progress_token.clone(), relay.events.clone());
+        let mut abandoned = Abandoned {
+            peer: peer.clone(),
+            id: Some(handle.id.clone()),
+        };
+        let result = tokio::select! {
+            result = handle.await_response() => result,
+            () = relay.cancel.cancelled() => {
+                return Err(ServiceError::Cancelled { reason: Some(Abandoned::REASON.to_owned()) });
+            }
+        };
+        abandoned.id = None;
+        match result? {
+            ServerResult::CallToolResult(result) => Ok(result),
+            _ => Err(ServiceError::UnexpectedResponse),
+        }
+    }
+
     /// Closes the connection, if any, waiting (bounded) for the session to be ended.
     pub(crate) async fn close(&self) {
         let Some(client) = self.connection.lock().await.take() else {
@@ -301,6 +364,31 @@ impl Slot {
                 let _ = client.close_with_timeout(self.options.connect_timeout).await;
             }
             Err(shared) => shared.cancellation_token().cancel(),
+        }
+    }
+}
+
+/// A relayed call not answered yet: dropped (cancelled, timed out, its caller gone), it
+/// sends the server `notifications/cancelled`, as rmcp's own calls do.
+struct Abandoned {
+    peer: Peer<RoleClient>,
+    id: Option<RequestId>,
+}
+
+impl Abandoned {
+    const REASON: &'static str = "the caller cancelled the request";
+}
+
+impl Drop for Abandoned {
+    fn drop(&mut self) {
+        let Some(id) = self.id.take() else { return };
+        let peer = self.peer.clone();
+        // Drop cannot wait; the notification is sent from a task of its own.
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(async move {
+                let param = CancelledNotificationParam::new(Some(id), Some(Self::REASON.to_owned()));
+                let _ = peer.notify_cancelled(param).await;
+            });
         }
     }
 }

@@ -1,0 +1,111 @@
+//! Relaying what a server sends during one `tools/call` back to whoever asked for it
+//! (the gateway's MCP clients): its progress notifications, its log messages, and the
+//! caller's cancellation on to the server.
+//!
+//! Progress is routed exactly: rmcp gives each request its own progress token, and the
+//! server echoes it. Log messages name no request (MCP's `notifications/message` has no
+//! request id), so a message goes to every relayed call in flight on that server's
+//! connection when it arrives: exact with one call at a time, shared otherwise.
+//!
+//! rmcp marks logging deprecated (SEP-2577, the 2026-07-28 revision); the 2025-11-25
+//! revision the gateway's clients speak has it, hence the `allow`s.
+#![allow(deprecated)]
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use rmcp::model::{LoggingMessageNotificationParam, ProgressNotificationParam, ProgressToken};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+/// What a server sent during a relayed call.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Relayed {
+    /// `notifications/progress` for the call (the server's token replaced by none: the
+    /// receiver puts its own caller's token back).
+    Progress {
+        /// Progress so far.
+        progress: f64,
+        /// The total, when known.
+        total: Option<f64>,
+        /// A message, if any.
+        message: Option<String>,
+    },
+    /// `notifications/message`, as the server sent it.
+    Log(LoggingMessageNotificationParam),
+}
+
+/// How one `tools/call` is relayed: where its notifications go, and the token that
+/// cancels it (the server then gets `notifications/cancelled`).
+#[derive(Debug, Clone)]
+pub struct Relay {
+    /// Receives the call's notifications; a closed receiver only stops the relaying.
+    pub events: mpsc::UnboundedSender<Relayed>,
+    /// Cancelling it abandons the call and tells the server.
+    pub cancel: CancellationToken,
+}
+
+/// A connection's relayed calls in flight, shared with its client handler.
+#[derive(Debug, Default)]
+pub(crate) struct Relays {
+    next: AtomicU64,
+    calls: Mutex<HashMap<u64, Entry>>,
+}
+
+#[derive(Debug)]
+struct Entry {
+    token: ProgressToken,
+    events: mpsc::UnboundedSender<Relayed>,
+}
+
+impl Relays {
+    fn calls(&self) -> std::sync::MutexGuard<'_, HashMap<u64, Entry>> {
+        self.calls.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Registers a call made with progress token `token`; dropping the guard ends it.
+    pub(crate) fn register(
+        &self,
+        token: ProgressToken,
+        events: mpsc::UnboundedSender<Relayed>,
+    ) -> Registered<'_> {
+        let key = self.next.fetch_add(1, Ordering::Relaxed);
+        self.calls().insert(key, Entry { token, events });
+        Registered { relays: self, key }
+    }
+
+    /// A server's progress: to the call with that token, if it is relayed.
+    pub(crate) fn progress(&self, param: &ProgressNotificationParam) {
+        let calls = self.calls();
+        if let Some(entry) = calls.values().find(|e| e.token == param.progress_token) {
+            let _ = entry.events.send(Relayed::Progress {
+                progress: param.progress,
+                total: param.total,
+                message: param.message.clone(),
+            });
+        }
+    }
+
+    /// A server's log message: to every relayed call in flight (see the module's note).
+    /// Returns how many received it.
+    pub(crate) fn log(&self, param: &LoggingMessageNotificationParam) -> usize {
+        let calls = self.calls();
+        calls
+            .values()
+            .filter(|e| e.events.send(Relayed::Log(param.clone())).is_ok())
+            .count()
+    }
+}
+
+/// A registered call; unregistered on drop.
+pub(crate) struct Registered<'a> {
+    relays: &'a Relays,
+    key: u64,
+}
+
+impl Drop for Registered<'_> {
+    fn drop(&mut self) {
+        self.relays.calls().remove(&self.key);
+    }
+}
