@@ -2,7 +2,7 @@
 //! when the connection is lost), its cached `tools/list`, and counters.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 use rmcp::ServiceError;
 use rmcp::model::{
@@ -50,6 +50,8 @@ pub(crate) struct Slot {
     tools: Mutex<Option<Cached>>,
     signals: Arc<Signals>,
     connects: AtomicU64,
+    /// The connection (its address) that was asked for every log level (see `send_call`).
+    logs_asked: AtomicUsize,
     tool_lists: AtomicU64,
     calls: AtomicU64,
 }
@@ -81,6 +83,7 @@ impl Slot {
             tools: Mutex::new(None),
             signals: Arc::default(),
             connects: AtomicU64::new(0),
+            logs_asked: AtomicUsize::new(0),
             tool_lists: AtomicU64::new(0),
             calls: AtomicU64::new(0),
         }
@@ -329,10 +332,16 @@ impl Slot {
             return client.call_tool(params).await;
         };
         let peer = client.peer();
+        self.ask_for_logs(client).await;
         let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
-        let handle = peer
-            .send_request_with_option(request, PeerRequestOptions::no_options())
-            .await?;
+        let mut options = PeerRequestOptions::no_options();
+        if self.options.revision == McpRevision::Stateless {
+            // 2026-07-28 (SEP-2575): each request asks for its own log messages.
+            let mut meta = rmcp::model::MetaObject::new();
+            meta.0.insert("io.modelcontextprotocol/logLevel".to_owned(), "debug".into());
+            options.meta = Some(rmcp::model::RequestMetaObject(meta));
+        }
+        let handle = peer.send_request_with_option(request, options).await?;
         let _registered = self
             .signals
             .relays
@@ -351,6 +360,31 @@ impl Slot {
         match result? {
             ServerResult::CallToolResult(result) => Ok(result),
             _ => Err(ServiceError::UnexpectedResponse),
+        }
+    }
+
+    /// Before the first relayed call on a connection: `logging/setLevel debug` when the
+    /// server offers logging, so that every message reaches the relay, which filters by
+    /// each caller's own level. A server that refuses is only logged.
+    #[allow(deprecated)] // MCP logging: deprecated by rmcp for 2026-07-28, spoken by 2025-11-25
+    async fn ask_for_logs(&self, client: &Client) {
+        let connection = std::ptr::from_ref(client) as usize;
+        if self.logs_asked.swap(connection, Ordering::SeqCst) == connection {
+            return;
+        }
+        let offers = client
+            .peer_info()
+            .is_some_and(|info| info.capabilities.logging.is_some());
+        if !offers || self.options.revision == McpRevision::Stateless {
+            return;
+        }
+        let asked = client
+            .peer()
+            .set_level(rmcp::model::SetLevelRequestParams::new(rmcp::model::LoggingLevel::Debug));
+        match timeout(self.options.request_timeout, asked).await {
+            Ok(Ok(())) => {}
+            Ok(Err(error)) => tracing::debug!(url = %self.url, "logging/setLevel refused: {error}"),
+            Err(_) => tracing::debug!(url = %self.url, "logging/setLevel: no answer"),
         }
     }
 
