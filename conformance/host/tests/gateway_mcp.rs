@@ -64,7 +64,11 @@ struct Watch {
 }
 
 impl ClientHandler for Watch {
-    async fn on_progress(&self, params: ProgressNotificationParam, _context: NotificationContext<RoleClient>) {
+    async fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
         self.progress.lock().unwrap().push(params);
     }
 
@@ -89,7 +93,10 @@ struct Setup {
 }
 
 fn setup() -> Setup {
-    let utilities = serve(aep_utilities::Utilities.into_extension().unwrap(), ServeOptions::new());
+    let utilities = serve(
+        aep_utilities::Utilities.into_extension().unwrap(),
+        ServeOptions::new(),
+    );
     let second = Second::default();
     let second_server = serve(second.clone().into_extension().unwrap(), ServeOptions::new());
     let mut registry = Registry::new();
@@ -123,7 +130,8 @@ async fn eventually(what: &str, done: impl Fn() -> bool) {
 }
 
 fn call(name: &str, arguments: Value) -> CallToolRequestParams {
-    CallToolRequestParams::new(name.to_owned()).with_arguments(arguments.as_object().cloned().unwrap_or_default())
+    CallToolRequestParams::new(name.to_owned())
+        .with_arguments(arguments.as_object().cloned().unwrap_or_default())
 }
 
 fn text(result: &CallToolResult) -> String {
@@ -136,10 +144,12 @@ fn text(result: &CallToolResult) -> String {
 }
 
 fn find<'a>(tools: &'a [Tool], name: &str) -> &'a Tool {
-    tools
-        .iter()
-        .find(|t| t.name == name)
-        .unwrap_or_else(|| panic!("no tool {name} in {:?}", tools.iter().map(|t| &t.name).collect::<Vec<_>>()))
+    tools.iter().find(|t| t.name == name).unwrap_or_else(|| {
+        panic!(
+            "no tool {name} in {:?}",
+            tools.iter().map(|t| &t.name).collect::<Vec<_>>()
+        )
+    })
 }
 
 #[tokio::test]
@@ -147,7 +157,10 @@ async fn tools_are_named_by_aep_id_with_the_owning_servers_schemas() {
     let s = setup();
     let client = connect(&s.gateway.base_url, Watch::default()).await;
     let info = client.peer_info().expect("initialized");
-    assert_eq!(info.server_info.as_ref().map(|i| i.name.as_str()), Some("aep-gateway"));
+    assert_eq!(
+        info.server_info.as_ref().map(|i| i.name.as_str()),
+        Some("aep-gateway")
+    );
     assert_eq!(
         info.capabilities.tools.as_ref().and_then(|t| t.list_changed),
         Some(true)
@@ -165,9 +178,15 @@ async fn tools_are_named_by_aep_id_with_the_owning_servers_schemas() {
     let own = find(&direct, "text_stats");
     assert_eq!(stats.input_schema, own.input_schema);
     assert_eq!(stats.output_schema, own.output_schema);
-    assert!(own.output_schema.is_some(), "text_stats declares an output schema");
+    assert!(
+        own.output_schema.is_some(),
+        "text_stats declares an output schema"
+    );
     assert_eq!(stats.annotations, own.annotations);
-    assert_eq!(stats.annotations.as_ref().and_then(|a| a.read_only_hint), Some(true));
+    assert_eq!(
+        stats.annotations.as_ref().and_then(|a| a.read_only_hint),
+        Some(true)
+    );
     assert_eq!(stats.title.as_deref(), Some("Text statistics"));
     assert!(listed.iter().all(|t| t.name != "text_stats"), "no MCP names leak");
 
@@ -207,7 +226,10 @@ async fn progress_and_logs_are_relayed_and_cancellation_reaches_the_extension() 
         .await
         .unwrap();
     assert_eq!(text(&result), "counted to 4");
-    eventually("four progress notifications", || watch.progress.lock().unwrap().len() == 4).await;
+    eventually("four progress notifications", || {
+        watch.progress.lock().unwrap().len() == 4
+    })
+    .await;
     let progress = watch.progress.lock().unwrap().clone();
     assert_eq!(
         progress.iter().map(|p| p.progress).collect::<Vec<_>>(),
@@ -237,7 +259,10 @@ async fn progress_and_logs_are_relayed_and_cancellation_reaches_the_extension() 
         .send_request_with_option(request, PeerRequestOptions::no_options())
         .await
         .unwrap();
-    eventually("the extension to start waiting", || s.second.started.load(Ordering::SeqCst) == 1).await;
+    eventually("the extension to start waiting", || {
+        s.second.started.load(Ordering::SeqCst) == 1
+    })
+    .await;
     eventually("the warning relayed", || watch.logs.lock().unwrap().len() == 6).await;
     let logs = watch.logs.lock().unwrap().clone();
     assert_eq!(

@@ -1,6 +1,6 @@
 """Progress, logging and cancellation on the official Python MCP SDK 1.x (runs in the py1 venv).
 
-    mcp_progress_v1.py URL
+    mcp_progress_v1.py URL [TOOL]   (TOOL: the count_slowly tool's name there, default count_slowly)
 
 Against a server with `count_slowly(to)` (progress, a debug log per step, an info log at the end):
 1. `logging/setLevel debug`, then `count_slowly {"to": 5}` with a progress callback;
@@ -38,6 +38,9 @@ sys.dont_write_bytecode = True
 import _client_common as common  # noqa: E402
 
 
+# The tool to call: `count_slowly`, or the name a gateway lists it under (argv[2]).
+TOOL = sys.argv[2] if len(sys.argv) > 2 else "count_slowly"
+
 async def cancel_a_count(session: ClientSession, seen: common.Notifications) -> dict:
     third = asyncio.Event()
 
@@ -45,7 +48,7 @@ async def cancel_a_count(session: ClientSession, seen: common.Notifications) -> 
         if value >= 3:
             third.set()
 
-    call = asyncio.create_task(session.call_tool("count_slowly", {"to": 100}, progress_callback=on_progress))
+    call = asyncio.create_task(session.call_tool(TOOL, {"to": 100}, progress_callback=on_progress))
     await asyncio.wait_for(third.wait(), 10)
     request_id = seen.progress()[-1]["progressToken"]
     before = [p["progress"] for p in seen.progress() if p["progressToken"] == request_id]
@@ -78,19 +81,19 @@ async def run(url: str) -> int:
             await session.initialize()
             results = []
             await session.set_logging_level("debug")
-            first = await session.call_tool("count_slowly", {"to": 5}, progress_callback=on_progress)
+            first = await session.call_tool(TOOL, {"to": 5}, progress_callback=on_progress)
             results.append(first.content[0].text)
             await asyncio.sleep(0.2)  # notifications may trail the result
             tokens = [p["progressToken"] for p in seen.progress()]
             debug_logs, logs[:] = list(logs), []
             await session.set_logging_level("warning")
-            second = await session.call_tool("count_slowly", {"to": 2})
+            second = await session.call_tool(TOOL, {"to": 2})
             results.append(second.content[0].text)
             await asyncio.sleep(0.2)
             warning_logs = list(logs)
             await session.set_logging_level("debug")
             cancel = await cancel_a_count(session, seen)
-            last = await session.call_tool("count_slowly", {"to": 2})
+            last = await session.call_tool(TOOL, {"to": 2})
             results.append(last.content[0].text)
             await asyncio.sleep(0.2)  # its "counted to 2" log may trail the result (see above)
     common.line(progress=progress, tokens=tokens, debug_logs=debug_logs, warning_logs=warning_logs,

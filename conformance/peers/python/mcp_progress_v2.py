@@ -1,6 +1,6 @@
 """Progress, logging and cancellation on the official Python MCP SDK 2.x (runs in the py2 venv).
 
-    mcp_progress_v2.py URL
+    mcp_progress_v2.py URL [TOOL]   (TOOL: the count_slowly tool's name there, default count_slowly)
 
 The same three steps and the same JSON line as mcp_progress_v1.py, over `mcp.Client(url,
 mode="legacy")`: `logging/setLevel` belongs to the handshake-era revisions (2026-07-28 has
@@ -25,6 +25,9 @@ sys.dont_write_bytecode = True
 import _client_common as common  # noqa: E402
 
 
+# The tool to call: `count_slowly`, or the name a gateway lists it under (argv[2]).
+TOOL = sys.argv[2] if len(sys.argv) > 2 else "count_slowly"
+
 async def cancel_a_count(client: Client, seen: common.Notifications) -> dict:
     third = asyncio.Event()
 
@@ -32,7 +35,7 @@ async def cancel_a_count(client: Client, seen: common.Notifications) -> dict:
         if value >= 3:
             third.set()
 
-    call = asyncio.create_task(client.call_tool("count_slowly", {"to": 100}, progress_callback=on_progress))
+    call = asyncio.create_task(client.call_tool(TOOL, {"to": 100}, progress_callback=on_progress))
     await asyncio.wait_for(third.wait(), 10)
     request_id = seen.progress()[-1]["progressToken"]
     before = [p["progress"] for p in seen.progress() if p["progressToken"] == request_id]
@@ -63,19 +66,19 @@ async def run(url: str) -> int:
                       message_handler=seen) as client:
         results = []
         await client.set_logging_level("debug")
-        first = await client.call_tool("count_slowly", {"to": 5}, progress_callback=on_progress)
+        first = await client.call_tool(TOOL, {"to": 5}, progress_callback=on_progress)
         results.append(first.content[0].text)
         await asyncio.sleep(0.2)  # notifications may trail the result
         tokens = [p["progressToken"] for p in seen.progress()]
         debug_logs, logs[:] = list(logs), []
         await client.set_logging_level("warning")
-        second = await client.call_tool("count_slowly", {"to": 2})
+        second = await client.call_tool(TOOL, {"to": 2})
         results.append(second.content[0].text)
         await asyncio.sleep(0.2)
         warning_logs = list(logs)
         await client.set_logging_level("debug")
         cancel = await cancel_a_count(client, seen)
-        last = await client.call_tool("count_slowly", {"to": 2})
+        last = await client.call_tool(TOOL, {"to": 2})
         results.append(last.content[0].text)
         await asyncio.sleep(0.2)  # its "counted to 2" log may trail the result
     common.line(progress=progress, tokens=tokens, debug_logs=debug_logs, warning_logs=warning_logs,

@@ -457,12 +457,22 @@ impl Peers {
     /// and a count to 100 cancelled after its third progress notification
     /// (`python/mcp_progress_v1.py`, `mcp_progress_v2.py`; their JSON report).
     pub async fn python_progress(&self, sdk: PythonSdk, url: &str) -> Result<Value, String> {
+        self.python_progress_of(sdk, url, "count_slowly").await
+    }
+
+    /// [`Peers::python_progress`] calling the tool by the name `tool` (a gateway lists
+    /// `count_slowly` under its AEP id).
+    pub async fn python_progress_of(&self, sdk: PythonSdk, url: &str, tool: &str) -> Result<Value, String> {
         let (python, script) = match sdk {
             PythonSdk::V1 => ("py1", "mcp_progress_v1.py"),
             PythonSdk::V2("legacy") => ("py2", "mcp_progress_v2.py"),
             PythonSdk::V2(mode) => return Err(format!("mcp_progress_v2.py speaks legacy only, not {mode}")),
         };
-        let args = vec![Self::script(script).display().to_string(), url.to_owned()];
+        let args = vec![
+            Self::script(script).display().to_string(),
+            url.to_owned(),
+            tool.to_owned(),
+        ];
         let stdout = self.run(&self.bin(python), &args).await.clean()?;
         serde_json::from_str(stdout.trim()).map_err(|e| format!("{e}: {stdout}"))
     }

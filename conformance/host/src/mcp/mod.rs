@@ -42,7 +42,7 @@ use url::Url;
 
 pub use elicitation::{ElicitationPolicy, schema_defaults};
 pub(crate) use failure::Failure;
-pub use relay::{Relay, Relayed};
+pub use relay::{LINGER, Relay, Relayed};
 use slot::{Auth, Slot};
 pub use surface::Capability;
 

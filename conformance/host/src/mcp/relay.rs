@@ -5,7 +5,10 @@
 //! Progress is routed exactly: rmcp gives each request its own progress token, and the
 //! server echoes it. Log messages name no request (MCP's `notifications/message` has no
 //! request id), so a message goes to every relayed call in flight on that server's
-//! connection when it arrives: exact with one call at a time, shared otherwise.
+//! connection when it arrives: exact with one call at a time, shared otherwise. A server
+//! sends its log messages on its session's own stream and the answer on the call's, so a
+//! message sent just before the answer may arrive after it: with no call in flight, it
+//! goes to the call that ended last, if that was within [`LINGER`].
 //!
 //! rmcp marks logging deprecated (SEP-2577, the 2026-07-28 revision); the 2025-11-25
 //! revision the gateway's clients speak has it, hence the `allow`s.
@@ -14,6 +17,7 @@
 use std::collections::HashMap;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 
 use rmcp::model::{LoggingMessageNotificationParam, ProgressNotificationParam, ProgressToken};
 use tokio::sync::mpsc;
@@ -36,6 +40,10 @@ pub enum Relayed {
     Log(LoggingMessageNotificationParam),
 }
 
+/// How long after its answer a call still gets the log messages that arrive while no
+/// call is in flight (see the module's notes); its receiver should listen that long.
+pub const LINGER: Duration = Duration::from_millis(500);
+
 /// How one `tools/call` is relayed: where its notifications go, and the token that
 /// cancels it (the server then gets `notifications/cancelled`).
 #[derive(Debug, Clone)]
@@ -57,6 +65,8 @@ pub(crate) struct Relays {
 struct Entry {
     token: ProgressToken,
     events: mpsc::UnboundedSender<Relayed>,
+    /// When the call ended; `None` while it is in flight.
+    ended: Option<Instant>,
 }
 
 impl Relays {
@@ -71,7 +81,18 @@ impl Relays {
         events: mpsc::UnboundedSender<Relayed>,
     ) -> Registered<'_> {
         let key = self.next.fetch_add(1, Ordering::Relaxed);
-        self.calls().insert(key, Entry { token, events });
+        let mut calls = self.calls();
+        let now = Instant::now();
+        calls.retain(|_, e| e.ended.is_none_or(|t| now - t < LINGER));
+        calls.insert(
+            key,
+            Entry {
+                token,
+                events,
+                ended: None,
+            },
+        );
+        drop(calls);
         Registered { relays: self, key }
     }
 
@@ -87,25 +108,35 @@ impl Relays {
         }
     }
 
-    /// A server's log message: to every relayed call in flight (see the module's note).
-    /// Returns how many received it.
+    /// A server's log message: to every relayed call in flight, else to the last one that
+    /// ended, within [`LINGER`] (see the module's notes). Returns how many received it.
     pub(crate) fn log(&self, param: &LoggingMessageNotificationParam) -> usize {
-        let calls = self.calls();
-        calls
-            .values()
+        let mut calls = self.calls();
+        let now = Instant::now();
+        calls.retain(|_, e| !e.events.is_closed() && e.ended.is_none_or(|t| now - t < LINGER));
+        let in_flight: Vec<&Entry> = calls.values().filter(|e| e.ended.is_none()).collect();
+        let to = if in_flight.is_empty() {
+            calls.values().max_by_key(|e| e.ended).into_iter().collect()
+        } else {
+            in_flight
+        };
+        to.iter()
             .filter(|e| e.events.send(Relayed::Log(param.clone())).is_ok())
             .count()
     }
 }
 
-/// A registered call; unregistered on drop.
+/// A registered call; ended on drop.
 pub(crate) struct Registered<'a> {
     relays: &'a Relays,
     key: u64,
 }
 
 impl Drop for Registered<'_> {
+    /// The call ended: it lingers (see [`Relays::log`], which forgets it after [`LINGER`]).
     fn drop(&mut self) {
-        self.relays.calls().remove(&self.key);
+        if let Some(entry) = self.relays.calls().get_mut(&self.key) {
+            entry.ended = Some(Instant::now());
+        }
     }
 }

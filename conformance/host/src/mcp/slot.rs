@@ -338,7 +338,8 @@ impl Slot {
         if self.options.revision == McpRevision::Stateless {
             // 2026-07-28 (SEP-2575): each request asks for its own log messages.
             let mut meta = rmcp::model::MetaObject::new();
-            meta.0.insert("io.modelcontextprotocol/logLevel".to_owned(), "debug".into());
+            meta.0
+                .insert("io.modelcontextprotocol/logLevel".to_owned(), "debug".into());
             options.meta = Some(rmcp::model::RequestMetaObject(meta));
         }
         let handle = peer.send_request_with_option(request, options).await?;
@@ -378,9 +379,9 @@ impl Slot {
         if !offers || self.options.revision == McpRevision::Stateless {
             return;
         }
-        let asked = client
-            .peer()
-            .set_level(rmcp::model::SetLevelRequestParams::new(rmcp::model::LoggingLevel::Debug));
+        let asked = client.peer().set_level(rmcp::model::SetLevelRequestParams::new(
+            rmcp::model::LoggingLevel::Debug,
+        ));
         match timeout(self.options.request_timeout, asked).await {
             Ok(Ok(())) => {}
             Ok(Err(error)) => tracing::debug!(url = %self.url, "logging/setLevel refused: {error}"),

@@ -3,6 +3,8 @@
 //! `Extension::serve` serves it.
 #![allow(dead_code)] // each test binary uses a different subset
 
+pub mod progress;
+
 use aep_sdk::prelude::*;
 use aep_sdk::server::{ConnectionLimits, Extension};
 use schemars::JsonSchema;

@@ -13,7 +13,7 @@
 use rmcp::ErrorData;
 use rmcp::model::{
     CallToolResult, ContentBlock, LoggingLevel, LoggingMessageNotificationParam, ProgressNotificationParam,
-    ProgressToken,
+    ProgressToken, ResultType,
 };
 use rmcp::service::{Peer, RequestContext, RoleServer};
 use serde_json::Value;
@@ -21,7 +21,7 @@ use tokio::sync::mpsc;
 
 use crate::catalog::{AgentTool, Catalog};
 use crate::error::{ErrorCode, HostError};
-use crate::mcp::{Relay, Relayed};
+use crate::mcp::{LINGER, Relay, Relayed};
 
 /// `_meta` key of a 2026-07-28 request's own log level (SEP-2575).
 const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
@@ -41,7 +41,7 @@ pub(super) async fn forward(
         cancel: context.ct.child_token(),
     };
     let sink = Sink {
-        peer: &context.peer,
+        peer: context.peer.clone(),
         token: context.meta.get_progress_token(),
         level: requested_level(context).unwrap_or(level),
     };
@@ -55,13 +55,21 @@ pub(super) async fn forward(
             result = &mut call => break result,
         }
     };
-    while let Ok(event) = received.try_recv() {
-        sink.send(event).await;
-    }
-    match result {
+    // Log messages may trail the answer (see crate::mcp::relay): relayed for a while yet.
+    tokio::spawn(async move {
+        let deadline = tokio::time::Instant::now() + LINGER;
+        while let Ok(Some(event)) = tokio::time::timeout_at(deadline, received.recv()).await {
+            sink.send(event).await;
+        }
+    });
+    let mut result = match result {
         Ok(result) => result,
         Err(error) => failed(tool, &error),
-    }
+    };
+    // The server answered a 2025-11-25 session, which has no `resultType`; a 2026-07-28
+    // caller needs it (rmcp drops it again for older callers).
+    result.result_type.get_or_insert(ResultType::COMPLETE);
+    result
 }
 
 /// Whether `error` means the gateway has no such tool (a JSON-RPC error, not a result).
@@ -87,13 +95,13 @@ fn failed(tool: &AgentTool, error: &HostError) -> CallToolResult {
 
 /// Where relayed notifications go: the caller's peer, under its progress token and log
 /// level.
-struct Sink<'a> {
-    peer: &'a Peer<RoleServer>,
+struct Sink {
+    peer: Peer<RoleServer>,
     token: Option<ProgressToken>,
     level: LoggingLevel,
 }
 
-impl Sink<'_> {
+impl Sink {
     async fn send(&self, event: Relayed) {
         // A caller gone meanwhile only misses the notification.
         match event {
