@@ -118,6 +118,38 @@ pub fn continue_trace(span: &tracing::Span, headers: &http::HeaderMap) {
     let _ = (span, headers);
 }
 
+/// The server span of an MCP `tools/call` of `tool` answered by an rmcp server of your
+/// own, as [`ToolServer`](crate::tool::ToolServer) makes for its calls: `tools/call
+/// {tool}`, a child of the trace context in the request's `_meta` (SEP-414), else of the
+/// HTTP request's server span or its `traceparent`. Run the call in it (`Instrument`)
+/// so that the requests it makes continue the trace, then mark it with
+/// [`mcp_tool_call_finished`]. Disabled when spans are not exported.
+pub fn mcp_tool_call(
+    context: &rmcp::service::RequestContext<rmcp::service::RoleServer>,
+    tool: &str,
+) -> tracing::Span {
+    #[cfg(feature = "otel")]
+    return mcp::tool_call(context, None, tool);
+    #[cfg(not(feature = "otel"))]
+    {
+        let _ = (context, tool);
+        tracing::Span::none()
+    }
+}
+
+/// Marks a span from [`mcp_tool_call`] by the call's outcome, as the OpenTelemetry MCP
+/// conventions say: a JSON-RPC error by its code, a result with `isError: true` as
+/// `tool_error`.
+pub fn mcp_tool_call_finished(
+    span: &tracing::Span,
+    result: &Result<rmcp::model::CallToolResponse, rmcp::ErrorData>,
+) {
+    #[cfg(feature = "otel")]
+    mcp::finished(span, result);
+    #[cfg(not(feature = "otel"))]
+    let _ = (span, result);
+}
+
 /// Flushes and stops the exporters (spans and metrics still buffered are sent, within
 /// the SDK's timeouts). [`Extension::serve`](crate::server::Extension::serve) calls it
 /// on a graceful shutdown; call it before exiting in a program of your own. Safe to

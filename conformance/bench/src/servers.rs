@@ -56,7 +56,9 @@ impl SdkBench {
         (a + b).to_string()
     }
 
-    #[model_provider(id = "echo")]
+    // `n:1` declared so the gateway (which offers declared and discovered models only)
+    // lists it as `echo/n:1`; any `n:K` is served.
+    #[model_provider(id = "echo", models = ["n:1"])]
     async fn echo(&self, request: ChatRequest) -> Result<ChatStream, AepError> {
         match updates_requested(&request.model) {
             Some(count) => Ok(ChatStream::new(updates(count).map(Ok))),

@@ -167,3 +167,90 @@ fn a_url_that_does_not_answer_is_a_clear_error() {
     std::io::Read::read_to_string(running.0.stderr.as_mut().unwrap(), &mut stderr).unwrap();
     assert!(stderr.contains("127.0.0.1"), "{stderr}");
 }
+
+/// Starts `aep-host ARGS` (a gateway on `listen`) and waits until `/readyz` answers.
+async fn start_gateway(args: &[&str], listen: &str) -> Running {
+    let child = Command::new(env!("CARGO_BIN_EXE_aep-host"))
+        .args(args)
+        .env_remove("AEP_HOST_CONFIG")
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("aep-host gateway starts");
+    let running = Running(child);
+    let started = Instant::now();
+    while reqwest::get(format!("http://{listen}/readyz")).await.is_err() {
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "the gateway never answered"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    running
+}
+
+#[tokio::test]
+async fn the_configurations_tools_are_the_mcp_endpoints_an_aep_one_and_a_direct_one() {
+    use rmcp::ServiceExt;
+    let up = utilities();
+    let dir = std::env::temp_dir().join(format!("aep-gateway-config-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let config = dir.join("host.toml");
+    std::fs::write(
+        &config,
+        format!(
+            r#"
+[extensions."aep.utilities"]
+url = "{base}"
+
+[tools."hash.compute"]
+extension = "aep.utilities"
+contribution = "hash.compute"
+
+[tools.remote_stats]
+mcp_url = "{base}/mcp"
+mcp_tool = "text_stats"
+"#,
+            base = up.base_url
+        ),
+    )
+    .unwrap();
+    let listen = format!("127.0.0.1:{}", free_port());
+    let _gateway = start_gateway(
+        &[
+            "--config",
+            config.to_str().unwrap(),
+            "gateway",
+            "--listen",
+            &listen,
+        ],
+        &listen,
+    )
+    .await;
+    let transport = rmcp::transport::StreamableHttpClientTransport::from_uri(format!("http://{listen}/mcp"));
+    let client = rmcp::model::ClientConfig::default()
+        .serve(transport)
+        .await
+        .unwrap();
+    let tools = client.list_all_tools().await.unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+    assert_eq!(
+        names,
+        ["hash.compute", "remote_stats"],
+        "the configured tools only"
+    );
+    let stats = client
+        .call_tool(
+            rmcp::model::CallToolRequestParams::new("remote_stats")
+                .with_arguments(json!({"text": "a b"}).as_object().unwrap().clone()),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        stats.structured_content,
+        Some(json!({"characters": 3, "words": 2, "lines": 1}))
+    );
+    let _ = client.cancel().await;
+    let _ = std::fs::remove_dir_all(&dir);
+}

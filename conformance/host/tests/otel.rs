@@ -974,3 +974,180 @@ async fn a_graceful_shutdown_flushes_what_the_batch_still_holds() {
     let metrics = received.lock().unwrap().metric_names.len();
     assert!(metrics > 0, "the metrics were flushed too");
 }
+
+/// `aep-host gateway` continues its callers' traces. An OpenAI client's `traceparent`:
+/// the gateway's `POST /v1/chat/completions` server span is its child, the gateway's AEP
+/// call a child of that, then `aep-ollama`'s server span, and the request to Ollama
+/// carries the same trace. An MCP caller's `_meta` traceparent: the gateway's
+/// `tools/call` span, its pooled call, and the utilities' server span, in one trace.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_gateway_continues_an_openai_clients_trace_to_the_model_and_an_mcp_callers_to_the_tool() {
+    let (addr, received) = receiver("127.0.0.1:0").await.unwrap();
+    let fake = FakeOllama::start().await;
+    let (_ollama, ollama_url) = start_extension(&fake, |c| otel_env(c, addr, "aep-ollama")).await;
+    let mut utilities = clean(sibling_binary("aep-utilities", "aep-utilities"));
+    otel_env(&mut utilities, addr, "aep-utilities");
+    let (_utilities, utilities_url) = start_listening(utilities, |_| {}).await;
+    let mut gateway = clean(env!("CARGO_BIN_EXE_aep-host"));
+    gateway.arg("gateway");
+    let (_gateway, gateway_url) = start_listening(gateway, |c| {
+        otel_env(c, addr, "aep-gateway");
+        c.args([&ollama_url, &utilities_url]);
+    })
+    .await;
+    let http = reqwest::Client::new();
+    let models: serde_json::Value = http
+        .get(format!("{gateway_url}/v1/models"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let model = models["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|m| m["id"].as_str())
+        .find(|id| id.starts_with(&format!("{}/llama3.2", aep_ollama::PROVIDER_ID)))
+        .unwrap_or_else(|| panic!("no llama3.2 in {models}"))
+        .to_owned();
+    let upstream_model = model.split_once('/').unwrap().1.to_owned();
+
+    // The OpenAI client's trace.
+    let (trace, parent) = ("4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7");
+    let response = http
+        .post(format!("{gateway_url}/v1/chat/completions"))
+        .header("traceparent", format!("00-{trace}-{parent}-01"))
+        .json(&serde_json::json!({"model": model, "messages": [{"role": "user", "content": PROMPT}]}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    let chat_name = format!("chat {upstream_model}");
+    let aep_server = |(s, span): &(String, Span)| {
+        s == "aep-ollama"
+            && span.kind == SpanKind::Server as i32
+            && span.name.starts_with("POST /aep/model-providers/")
+    };
+    eventually("the chat's spans in the gateway and the extension", || {
+        span(
+            &received,
+            "aep-gateway",
+            Some(SpanKind::Server),
+            "POST /v1/chat/completions",
+        )
+        .is_some()
+            && span(&received, "aep-gateway", Some(SpanKind::Client), &chat_name).is_some()
+            && received.lock().unwrap().spans.iter().any(aep_server)
+            && span(&received, "aep-ollama", Some(SpanKind::Client), &chat_name).is_some()
+    })
+    .await;
+    let served = span(
+        &received,
+        "aep-gateway",
+        Some(SpanKind::Server),
+        "POST /v1/chat/completions",
+    )
+    .unwrap();
+    let called = span(&received, "aep-gateway", Some(SpanKind::Client), &chat_name).unwrap();
+    let extension = received
+        .lock()
+        .unwrap()
+        .spans
+        .iter()
+        .find(|s| aep_server(s))
+        .map(|(_, span)| span.clone())
+        .unwrap();
+    let upstream = span(&received, "aep-ollama", Some(SpanKind::Client), &chat_name).unwrap();
+    for span in [&served, &called, &extension, &upstream] {
+        assert_eq!(hex(&span.trace_id), trace, "{}", span.name);
+    }
+    assert_eq!(
+        hex(&served.parent_span_id),
+        parent,
+        "the OpenAI client's span is the parent"
+    );
+    assert_eq!(called.parent_span_id, served.span_id);
+    assert_eq!(extension.parent_span_id, called.span_id);
+    let chats: Vec<_> = fake
+        .requests()
+        .into_iter()
+        .filter(|r| r.path == "/api/chat")
+        .collect();
+    let traceparent = chats[0].header("traceparent").expect("Ollama got a traceparent");
+    assert!(traceparent.starts_with(&format!("00-{trace}-")), "{traceparent}");
+
+    // An MCP caller's trace, in `_meta`.
+    let (trace, parent) = ("0af7651916cd43dd8448eb211c80319c", "b7ad6b7169203331");
+    use rmcp::ServiceExt;
+    let transport = rmcp::transport::StreamableHttpClientTransport::from_uri(format!("{gateway_url}/mcp"));
+    let client = rmcp::model::ClientConfig::default()
+        .serve(transport)
+        .await
+        .expect("MCP initialize");
+    let mut meta = rmcp::model::MetaObject::new();
+    meta.0
+        .insert("traceparent".to_owned(), format!("00-{trace}-{parent}-01").into());
+    let mut params = rmcp::model::CallToolRequestParams::new("hash.compute")
+        .with_arguments(serde_json::json!({"text": "abc"}).as_object().unwrap().clone());
+    params.meta = Some(rmcp::model::RequestMetaObject(meta));
+    let result = client.call_tool(params).await.unwrap();
+    assert_ne!(result.is_error, Some(true), "{result:?}");
+    eventually("the tool call's spans in the gateway and the extension", || {
+        span(
+            &received,
+            "aep-gateway",
+            Some(SpanKind::Server),
+            "tools/call hash.compute",
+        )
+        .is_some()
+            && span(
+                &received,
+                "aep-gateway",
+                Some(SpanKind::Client),
+                "tools/call hash_compute",
+            )
+            .is_some()
+            && span(
+                &received,
+                "aep-utilities",
+                Some(SpanKind::Server),
+                "tools/call hash_compute",
+            )
+            .is_some()
+    })
+    .await;
+    let served = span(
+        &received,
+        "aep-gateway",
+        Some(SpanKind::Server),
+        "tools/call hash.compute",
+    )
+    .unwrap();
+    let called = span(
+        &received,
+        "aep-gateway",
+        Some(SpanKind::Client),
+        "tools/call hash_compute",
+    )
+    .unwrap();
+    let tool = span(
+        &received,
+        "aep-utilities",
+        Some(SpanKind::Server),
+        "tools/call hash_compute",
+    )
+    .unwrap();
+    for span in [&served, &called, &tool] {
+        assert_eq!(hex(&span.trace_id), trace, "{}", span.name);
+    }
+    assert_eq!(
+        hex(&served.parent_span_id),
+        parent,
+        "the MCP caller's span is the parent"
+    );
+    assert_eq!(called.parent_span_id, served.span_id);
+    assert_eq!(tool.parent_span_id, called.span_id);
+    let _ = client.cancel().await;
+}

@@ -163,6 +163,16 @@ pub async fn rows() -> Vec<Row> {
         .ratio_at_least(0.9)
         .note("through: client -> gateway /mcp -> pooled session -> extension; concurrency 1"),
     );
+    // What one call costs more through the gateway: the second MCP hop.
+    let added: Vec<f64> = via
+        .iter()
+        .zip(&straight)
+        .map(|(v, d)| 1000.0 / v - 1000.0 / d)
+        .collect();
+    rows.push(
+        Row::single("10. gateway: MCP tools/call, added time per call", "ms", &added)
+            .note("one more Streamable HTTP request (rmcp client and server) per call"),
+    );
     let _ = gateway.cancel().await;
     let _ = direct.cancel().await;
     rows

@@ -142,8 +142,14 @@ impl ServerHandler for Session {
         };
         let arguments = Value::Object(request.arguments.clone().unwrap_or_default());
         let catalog = self.shared.gateway.catalog();
-        let result = call::forward(catalog, tool, arguments, &context, self.level()).await;
-        Ok(result.into())
+        // The caller's trace continues through the call to the owning server.
+        let span = aep_sdk::telemetry::mcp_tool_call(&context, name);
+        let forwarded = call::forward(catalog, tool, arguments, &context, self.level());
+        let result = Ok(tracing::Instrument::instrument(forwarded, span.clone())
+            .await
+            .into());
+        aep_sdk::telemetry::mcp_tool_call_finished(&span, &result);
+        result
     }
 
     async fn set_level(
