@@ -1,6 +1,6 @@
 //! The gateway's `/mcp` (`aep-host gateway`) against software nobody here wrote:
 //!
-//! - the utilities extension behind it: the official MCP conformance suite's scenarios
+//! - the utilities extension and a second one (two MCP servers) behind it: the official MCP conformance suite's scenarios
 //!   for any server (`server-initialize`, `ping`, `tools-list`,
 //!   `dns-rebinding-protection`, ... and `logging-set-level`), the MCP Inspector CLI
 //!   listing and calling, each official Python client mode; then the Python SDKs'
@@ -45,15 +45,19 @@ fn gateway(catalog: Catalog) -> ExtensionServer {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_utilities_behind_the_gateway_pass_every_peer() {
+async fn two_extensions_behind_the_gateway_pass_every_peer() {
     let Some(peers) = Peers::require() else { return };
     let utilities = serve(
         aep_utilities::Utilities.into_extension().unwrap(),
         ServeOptions::new(),
     );
+    let two = serve(common::TwoServers.into_extension().unwrap(), ServeOptions::new());
     let mut registry = Registry::new();
     registry
         .register("aep.utilities", &utilities.base_url, ProtocolVersion::LATEST)
+        .unwrap();
+    registry
+        .register("peers.two-servers", &two.base_url, ProtocolVersion::LATEST)
         .unwrap();
     let served = gateway(Catalog::new(Arc::new(registry), McpPool::new()));
     let url = format!("{}/mcp", served.base_url);
@@ -66,6 +70,19 @@ async fn the_utilities_behind_the_gateway_pass_every_peer() {
         called.iter().any(|t| t == "text.stats"),
         "the Inspector called the tools by their AEP ids: {called:?}"
     );
+    // The official Python client lists both extensions' tools (three MCP servers behind
+    // one endpoint) and calls the read-only ones.
+    let lines = peers
+        .python_client(PythonSdk::V1, &url)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let tools: Vec<&str> = lines.iter().filter_map(|l| l["tool"].as_str()).collect();
+    for tool in ["text.stats", "hash.compute", "reverse", "add"] {
+        assert!(
+            tools.contains(&tool),
+            "{tool} not called through the gateway: {tools:?}"
+        );
+    }
     peers
         .mcp_scenario(&url, "logging-set-level")
         .await
