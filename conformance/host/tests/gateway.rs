@@ -254,3 +254,65 @@ mcp_tool = "text_stats"
     let _ = client.cancel().await;
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The gateway is an OAuth resource server like any SDK extension: its OpenAI routes
+/// and `/mcp` challenge with their protected resource metadata, accept the issuer's
+/// tokens for their own audience, and the health routes need none.
+#[tokio::test]
+async fn with_an_issuer_the_gateway_takes_oauth_tokens_for_each_of_its_resources() {
+    use aep_sdk::server::OAuth;
+    use aep_sdk::testing::TestIssuer;
+    let issuer = TestIssuer::start().await;
+    let up = utilities();
+    let mut registry = Registry::new();
+    registry
+        .register("aep.utilities", &up.base_url, ProtocolVersion::LATEST)
+        .unwrap();
+    let gateway = Gateway::new(Arc::new(Catalog::new(Arc::new(registry), McpPool::new())))
+        .discover_tools(true)
+        .extension_builder()
+        .oauth(OAuth::issuer(issuer.issuer()))
+        .build()
+        .unwrap();
+    let served = serve(gateway, ServeOptions::new());
+    let base = served.base_url.trim_end_matches('/').to_owned();
+    let mcp = format!("{base}/mcp");
+
+    assert_eq!(get(&format!("{base}/healthz"), None).await.0, 200);
+    let refused = reqwest::Client::new()
+        .get(format!("{base}/v1/models"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(refused.status(), 401);
+    let challenge = refused.headers()["www-authenticate"].to_str().unwrap().to_owned();
+    assert!(
+        challenge.contains(&format!(
+            "resource_metadata=\"{base}/.well-known/oauth-protected-resource\""
+        )),
+        "{challenge}"
+    );
+    let models = issuer.access_token(&base, &[]);
+    assert_eq!(get(&format!("{base}/v1/models"), Some(&models)).await.0, 200);
+
+    // /mcp is a resource of its own: a token for the OpenAI routes does not open it.
+    let initialize = |token: &str| {
+        reqwest::Client::new()
+            .post(&mcp)
+            .bearer_auth(token)
+            .header("accept", "application/json, text/event-stream")
+            .json(
+                &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                "protocolVersion": "2025-11-25", "capabilities": {},
+                "clientInfo": {"name": "t", "version": "1"}}}),
+            )
+            .send()
+    };
+    let wrong = initialize(&models).await.unwrap();
+    assert_eq!(wrong.status(), 401);
+    let right = initialize(&issuer.access_token(&mcp, &[])).await.unwrap();
+    assert_eq!(right.status(), 200);
+    let (status, metadata) = get(&format!("{base}/.well-known/oauth-protected-resource/mcp"), None).await;
+    assert_eq!(status, 200);
+    assert_eq!(metadata["resource"], mcp);
+}
