@@ -101,27 +101,9 @@ async fn ready_when_some_extension_answers_and_each_one_is_reported() {
 async fn the_command_registers_urls_by_their_manifest_id_and_stops_on_sigterm() {
     let up = utilities();
     let listen = format!("127.0.0.1:{}", free_port());
-    let child = Command::new(env!("CARGO_BIN_EXE_aep-host"))
-        .args(["gateway", "--listen", &listen, &up.base_url])
-        .env_remove("AEP_HOST_CONFIG")
-        .env("RUST_LOG", "warn")
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("aep-host gateway starts");
-    let mut running = Running(child);
+    let mut running = start_gateway(&["gateway", "--listen", &listen, &up.base_url], &listen).await;
     let base = format!("http://{listen}");
-    let started = Instant::now();
-    let body = loop {
-        if let Ok(response) = reqwest::get(format!("{base}/readyz")).await {
-            break response.json::<Value>().await.unwrap();
-        }
-        assert!(
-            started.elapsed() < Duration::from_secs(30),
-            "the gateway never answered"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    };
+    let body = get(&format!("{base}/readyz"), None).await.1;
     assert_eq!(
         body["extensions"],
         json!({"aep.utilities": "available"}),

@@ -12,12 +12,9 @@ use aep_host::gateway::Gateway;
 use aep_host::mcp::McpPool;
 use aep_host::registry::Registry;
 use aep_sdk::protocol::ProtocolVersion;
-use rmcp::ServiceExt;
-use rmcp::model::{CallToolRequestParams, ClientConfig};
-use rmcp::transport::StreamableHttpClientTransport;
-use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use serde_json::json;
 
+use super::mcp::{calls, connect};
 use super::{LONG_ROUNDS, ROUNDS, http, interleave, micros};
 use crate::report::Row;
 use crate::servers::{self, Running};
@@ -92,27 +89,6 @@ async fn percentiles(s: &Setup, via_gateway: bool, stream: bool) -> (f64, f64) {
     (percentile(&times, 50.0), percentile(&times, 99.0))
 }
 
-type Client = rmcp::service::RunningService<rmcp::RoleClient, ClientConfig>;
-
-async fn connect(mcp: String) -> Client {
-    let config = StreamableHttpClientTransportConfig::with_uri(mcp);
-    ClientConfig::default()
-        .serve(StreamableHttpClientTransport::from_config(config))
-        .await
-        .expect("MCP initialize")
-}
-
-async fn calls(client: &Client, count: usize) {
-    for i in 0..count {
-        let arguments = json!({"a": i, "b": 1}).as_object().cloned().unwrap_or_default();
-        let result = client
-            .call_tool(CallToolRequestParams::new("add").with_arguments(arguments))
-            .await
-            .expect("tools/call");
-        assert_ne!(result.is_error, Some(true), "{result:?}");
-    }
-}
-
 pub async fn rows() -> Vec<Row> {
     let s = setup().await;
     let mut rows = Vec::new();
@@ -140,8 +116,8 @@ pub async fn rows() -> Vec<Row> {
         }
     }
 
-    let gateway = connect(format!("{}/mcp", s.gateway.base_url)).await;
-    let direct = connect(format!("{}/mcp", s.extension.base_url)).await;
+    let gateway = connect(&s.gateway.base_url).await;
+    let direct = connect(&s.extension.base_url).await;
     calls(&gateway, 20).await;
     calls(&direct, 20).await;
     let (via, straight) = interleave(LONG_ROUNDS, |via| {

@@ -13,9 +13,10 @@ use super::{LONG_ROUNDS, interleave};
 use crate::report::Row;
 use crate::servers;
 
-type Client = RunningService<RoleClient, ClientConfig>;
+pub(super) type Client = RunningService<RoleClient, ClientConfig>;
 
-async fn connect(base: &str) -> Client {
+/// A client of the MCP endpoint at `{base}/mcp`, initialized.
+pub(super) async fn connect(base: &str) -> Client {
     let config = StreamableHttpClientTransportConfig::with_uri(format!("{base}/mcp"));
     ClientConfig::default()
         .serve(StreamableHttpClientTransport::from_config(config))
@@ -23,7 +24,8 @@ async fn connect(base: &str) -> Client {
         .expect("MCP initialize")
 }
 
-async fn calls(client: &Client, count: usize) {
+/// `count` calls of `add`, one after another.
+pub(super) async fn calls(client: &Client, count: usize) {
     for i in 0..count {
         let arguments = serde_json::json!({"a": i, "b": 1})
             .as_object()
