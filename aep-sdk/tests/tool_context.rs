@@ -275,13 +275,22 @@ async fn progress_restarts_a_timeout_only_when_the_tool_says_so_and_the_server_d
         .unwrap();
     assert_eq!(impatient.is_error, Some(true), "{}", text(&impatient));
 
-    // The process-wide default (`--tool-timeout`) bounds a tool without its own.
-    aep_sdk::tool::set_default_timeout(Some(Duration::from_millis(100)));
+    client.cancel().await.unwrap();
+
+    // The extension's default (`tool_timeout`, `--tool-timeout`) bounds a tool without
+    // its own, in that extension only.
+    let bounded = Work::default()
+        .extension_builder()
+        .tool_timeout(Duration::from_millis(100))
+        .build()
+        .unwrap();
+    let server = spawn(bounded.router()).await;
+    let transport = StreamableHttpClientTransport::from_uri(format!("{}/mcp", server.base_url));
+    let client = ClientConfig::default().serve(transport).await.unwrap();
     let sleeper = client
         .call_tool(CallToolRequestParams::new("sleeper"))
         .await
         .unwrap();
-    aep_sdk::tool::set_default_timeout(None);
     assert_eq!(sleeper.is_error, Some(true));
     assert!(text(&sleeper).contains("within 100 ms"), "{}", text(&sleeper));
     client.cancel().await.unwrap();
@@ -293,6 +302,23 @@ async fn progress_restarts_a_timeout_only_when_the_tool_says_so_and_the_server_d
     }
     let cli = <Cli as clap::Parser>::try_parse_from(["ext", "--tool-timeout", "30s"]).unwrap();
     assert_eq!(cli.serve.tool_timeout, Some(Duration::from_secs(30)));
+
+    // The flag, applied as `serve` applies it, bounds the served extension's tools.
+    let cli = <Cli as clap::Parser>::try_parse_from(["ext", "--tool-timeout", "150ms"]).unwrap();
+    let configured = Work::default()
+        .into_extension()
+        .unwrap()
+        .configure(&cli.serve)
+        .unwrap();
+    let server = spawn(configured.router()).await;
+    let transport = StreamableHttpClientTransport::from_uri(format!("{}/mcp", server.base_url));
+    let client = ClientConfig::default().serve(transport).await.unwrap();
+    let sleeper = client
+        .call_tool(CallToolRequestParams::new("sleeper"))
+        .await
+        .unwrap();
+    assert!(text(&sleeper).contains("within 150 ms"), "{}", text(&sleeper));
+    client.cancel().await.unwrap();
 }
 
 #[tokio::test]

@@ -39,6 +39,8 @@ pub(crate) struct Settings {
     pub(crate) scopes: ScopePolicy,
     /// Routes that need no credential.
     pub(crate) public_paths: Vec<String>,
+    /// The bound on tool calls that have none of their own (`--tool-timeout`).
+    pub(crate) tool_timeout: Option<Duration>,
 }
 
 /// A configured extension: serve it with [`Extension::serve`] or take its
@@ -95,6 +97,7 @@ impl Extension {
                 public_url: None,
                 scopes: ScopePolicy::default(),
                 public_paths: Vec::new(),
+                tool_timeout: None,
             },
             mcp_scopes: Vec::new(),
             keep_alive: DEFAULT_KEEP_ALIVE,
@@ -147,6 +150,7 @@ impl Extension {
                 settings.limits,
                 self.shutdown.clone(),
                 timing,
+                settings.tool_timeout,
             ));
         }
         let mcp_paths: Vec<String> = self.mcp.iter().map(|m| m.path.clone()).collect();
@@ -396,6 +400,16 @@ impl ExtensionBuilder {
     /// Request-body limit in bytes (default 16 MiB); larger bodies get a 413 AEP error.
     pub fn body_limit(mut self, bytes: usize) -> Self {
         self.settings.limits.max_bytes = bytes;
+        self
+    }
+
+    /// Bound on every tool call of the extension's MCP servers that has no timeout of its
+    /// own (`#[tool(timeout = ..)]`) and whose server has no
+    /// [`ToolServer::default_timeout`](crate::tool::ToolServer::default_timeout); no bound
+    /// by default. `--tool-timeout` sets it when the extension is served from the command
+    /// line.
+    pub fn tool_timeout(mut self, timeout: Duration) -> Self {
+        self.settings.tool_timeout = Some(timeout);
         self
     }
 

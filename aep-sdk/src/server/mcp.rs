@@ -6,6 +6,7 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use axum::Router;
 use axum::body::Body;
@@ -23,9 +24,11 @@ use super::body::BodyLimits;
 use super::metrics::{Metrics, mcp_timing};
 use crate::protocol::McpServerDescriptor;
 use crate::tool::McpTiming;
-use crate::tool::{ResponseStream, SessionEnd};
+use crate::tool::{ResponseStream, SessionEnd, ToolTimeout};
 
-type Mount = dyn Fn(&McpAccess, BodyLimits, CancellationToken, Option<Timing>) -> Router + Send + Sync;
+type Mount = dyn Fn(&McpAccess, BodyLimits, CancellationToken, Option<Timing>, Option<Duration>) -> Router
+    + Send
+    + Sync;
 
 /// What a mount needs to time its requests: the metrics and the tool names the manifest
 /// declares for it.
@@ -54,7 +57,8 @@ impl McpMount {
         let mount = move |access: &McpAccess,
                           limits: BodyLimits,
                           shutdown: CancellationToken,
-                          timing: Option<Timing>| {
+                          timing: Option<Timing>,
+                          tool_timeout: Option<Duration>| {
             // legacy_session_mode stays on (the default): session clients (2025-11-25) and
             // stateless clients (2026-07-28) are served from the same endpoint.
             let config = StreamableHttpServerConfig::default()
@@ -74,6 +78,7 @@ impl McpMount {
                 sessions,
                 limits,
                 timing: timing.map(|Timing { metrics, tools }| mcp_timing(metrics, &tools)),
+                tool_timeout: tool_timeout.map(ToolTimeout),
             });
             Router::new().route_service(
                 &route,
@@ -109,8 +114,9 @@ impl McpMount {
         limits: BodyLimits,
         shutdown: CancellationToken,
         timing: Option<Timing>,
+        tool_timeout: Option<Duration>,
     ) -> Router {
-        (self.mount)(access, limits, shutdown, timing)
+        (self.mount)(access, limits, shutdown, timing, tool_timeout)
     }
 }
 
@@ -187,6 +193,7 @@ struct Endpoint<S, M> {
     sessions: Sessions,
     limits: BodyLimits,
     timing: Option<McpTiming>,
+    tool_timeout: Option<ToolTimeout>,
 }
 
 impl<S, M> Endpoint<S, M>
@@ -273,6 +280,9 @@ where
         }
         if let Some(timing) = &self.timing {
             request.extensions_mut().insert(timing.clone());
+        }
+        if let Some(timeout) = self.tool_timeout {
+            request.extensions_mut().insert(timeout);
         }
         stream
     }

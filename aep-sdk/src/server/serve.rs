@@ -247,9 +247,12 @@ pub async fn shutdown_signal() {
 }
 
 impl Extension {
-    /// Serves the extension with options from the command line and environment, logs
-    /// through `tracing`, and shuts down gracefully on SIGINT/SIGTERM.
+    /// Serves the extension with options read from the command line and environment,
+    /// installs a `tracing` subscriber ([`init_tracing`]; none if one is set), and shuts
+    /// down gracefully on SIGINT/SIGTERM: the entry point of an extension binary, and
+    /// the only one of these methods that touches the process.
     pub async fn serve(self) -> Result<(), Error> {
+        init_tracing();
         self.serve_with(ServeArgs::from_env()).await
     }
 
@@ -275,13 +278,16 @@ impl Extension {
                 .extend(args.allowed_origins.iter().cloned());
             self = self.with_mcp_access(access);
         }
+        if let Some(timeout) = args.tool_timeout {
+            self.settings.tool_timeout = Some(timeout);
+        }
         Ok(self)
     }
 
-    /// Like [`Extension::serve`] with explicit options.
+    /// Like [`Extension::serve`] with explicit options, reading no command line and
+    /// setting nothing process-wide: install a subscriber first ([`init_tracing`]) to see
+    /// its logs.
     pub async fn serve_with(self, args: ServeArgs) -> Result<(), Error> {
-        init_tracing();
-        crate::tool::set_default_timeout(args.tool_timeout);
         let extension = self.configure(&args)?;
         let listener = TcpListener::bind(&args.listen)
             .await

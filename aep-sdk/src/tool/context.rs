@@ -3,6 +3,7 @@
 //! headers and caller, progress notifications and log messages to the client.
 
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 // Sampling is deprecated by SEP-2577 (server-to-client requests), still what clients speak.
 #[allow(deprecated)]
@@ -13,7 +14,7 @@ use rmcp::model::{
 use rmcp::service::{Peer, RoleServer};
 use tokio_util::sync::CancellationToken;
 
-use super::{JsonObject, ResponseStream, SessionEnd, ToolError};
+use super::{JsonObject, ResponseStream, SessionEnd, ToolError, ToolTimeout};
 use crate::caller::Caller;
 
 /// The severity of a log message to the client (MCP's syslog levels, lowest first).
@@ -103,6 +104,8 @@ pub struct ToolContext {
     caller: Option<Caller>,
     /// Tripped when the call's MCP session ends (see `SessionEnd`).
     session_end: Option<CancellationToken>,
+    /// The extension's bound on calls with none of their own (see `ToolTimeout`).
+    default_timeout: Option<Duration>,
     /// The SSE stream the answer goes out on, if any.
     stream: Option<ResponseStream>,
     peer: Option<Peer<RoleServer>>,
@@ -120,6 +123,7 @@ impl ToolContext {
             headers: None,
             caller: None,
             session_end: None,
+            default_timeout: None,
             stream: None,
             peer: None,
             level: None,
@@ -134,14 +138,15 @@ impl ToolContext {
         peer: Peer<RoleServer>,
         level: SessionLevel,
     ) -> Self {
-        let (headers, caller, session_end, stream) = match head {
+        let (headers, caller, session_end, stream, default_timeout) = match head {
             Some(head) => (
                 Some(Arc::new(head.headers)),
                 head.extensions.get::<Caller>().cloned(),
                 head.extensions.get::<SessionEnd>().map(|end| end.0.clone()),
                 head.extensions.get::<ResponseStream>().cloned(),
+                head.extensions.get::<ToolTimeout>().map(|t| t.0),
             ),
-            None => (None, None, None, None),
+            None => (None, None, None, None, None),
         };
         Self {
             cancellation,
@@ -149,11 +154,17 @@ impl ToolContext {
             headers,
             caller,
             session_end,
+            default_timeout,
             stream,
             peer: Some(peer),
             level: Some(level),
             activity: None,
         }
+    }
+
+    /// The extension's bound on calls that have none of their own, if it has one.
+    pub(crate) fn default_timeout(&self) -> Option<Duration> {
+        self.default_timeout
     }
 
     pub(crate) fn session_end(&self) -> Option<&CancellationToken> {

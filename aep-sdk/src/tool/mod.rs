@@ -96,8 +96,8 @@ pub use rmcp::model::{
 pub use rmcp::model::{CreateMessageRequestParams, CreateMessageResult, SamplingMessage};
 pub use schema::{input_schema, output_schema, raw_schema, strict_schema};
 pub use scopes::McpScopes;
-pub use server::{ToolCall, ToolDef, ToolServer, set_default_timeout};
-pub(crate) use session::{ResponseStream, SessionEnd};
+pub use server::{ToolCall, ToolDef, ToolServer};
+pub(crate) use session::{ResponseStream, SessionEnd, ToolTimeout};
 pub use subscriptions::Subscriptions;
 pub use switch::ToolSwitch;
 pub(crate) use timing::McpTiming;

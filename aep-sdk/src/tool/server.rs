@@ -1,6 +1,5 @@
 //! [`ToolServer`]: an rmcp `ServerHandler` serving a fixed table of tools.
 
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -109,24 +108,6 @@ async fn progressed_once(activity: &Option<Arc<tokio::sync::Notify>>) {
     match activity {
         Some(activity) => activity.notified().await,
         None => std::future::pending().await,
-    }
-}
-
-/// The process-wide default bound (`--tool-timeout` / `AEP_TOOL_TIMEOUT`), in ms; 0: none.
-static DEFAULT_TIMEOUT_MS: AtomicU64 = AtomicU64::new(0);
-
-/// Sets the bound of every tool call that has no timeout of its own and whose server
-/// has no [`ToolServer::default_timeout`]. `Extension::serve_with` sets it from
-/// [`ServeArgs::tool_timeout`](crate::server::ServeArgs::tool_timeout).
-pub fn set_default_timeout(timeout: Option<Duration>) {
-    let ms = timeout.map_or(0, |t| u64::try_from(t.as_millis()).unwrap_or(u64::MAX).max(1));
-    DEFAULT_TIMEOUT_MS.store(ms, Ordering::Relaxed);
-}
-
-fn process_default_timeout() -> Option<Duration> {
-    match DEFAULT_TIMEOUT_MS.load(Ordering::Relaxed) {
-        0 => None,
-        ms => Some(Duration::from_millis(ms)),
     }
 }
 
@@ -310,10 +291,7 @@ impl<S: Send + Sync + 'static> ToolServer<S> {
         ctx: ToolContext,
     ) -> CallToolResult {
         let cancellation = ctx.cancellation().clone();
-        let bound = entry
-            .timeout
-            .or(self.default_timeout)
-            .or_else(process_default_timeout);
+        let bound = entry.timeout.or(self.default_timeout).or(ctx.default_timeout());
         // Only a bound that progress restarts needs to hear of progress.
         let activity =
             (bound.is_some() && entry.resets_on_progress).then(|| Arc::new(tokio::sync::Notify::new()));

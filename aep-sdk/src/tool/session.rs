@@ -17,6 +17,12 @@ use tokio_util::sync::CancellationToken;
 #[derive(Debug, Clone)]
 pub(crate) struct SessionEnd(pub(crate) CancellationToken);
 
+/// Put in the HTTP request's extensions by the MCP mount: the extension's bound on a tool
+/// call that has none of its own and whose server has no default
+/// ([`ExtensionBuilder::tool_timeout`](crate::server::ExtensionBuilder::tool_timeout)).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ToolTimeout(pub(crate) Duration);
+
 /// The SSE stream a POST is answered on, so that a tool can close it mid-call
 /// ([`ToolContext::close_response_stream`](super::ToolContext::close_response_stream)).
 ///
