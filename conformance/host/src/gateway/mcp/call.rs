@@ -77,20 +77,26 @@ pub(super) fn unknown_tool(name: &str) -> ErrorData {
     ErrorData::invalid_params(format!("unknown tool '{name}'"), None)
 }
 
-/// A failure running a listed tool, as a tool error the caller's model can read.
+/// A failure running a listed tool, as a tool error the caller's model can read. Only
+/// an argument problem is told in full (it names the argument); the others name their
+/// code, and the gateway's log has the rest (the upstream's URL is not the caller's
+/// business).
 fn failed(tool: &AgentTool, error: &HostError) -> CallToolResult {
-    let mut result = CallToolResult::error(vec![ContentBlock::text(format!(
-        "tool '{}' failed ({}): {}",
-        tool.id,
-        error.code.as_str(),
-        error.message
-    ))]);
-    if error.code == ErrorCode::InvalidArguments {
-        result.content.push(ContentBlock::text(
-            "check the arguments against the tool's input schema",
-        ));
-    }
-    result
+    let code = error.code.as_str();
+    let text = match error.code {
+        ErrorCode::InvalidArguments => format!(
+            "tool '{}' failed ({code}): {}; check the arguments against the tool's input schema",
+            tool.id, error.message
+        ),
+        _ => {
+            tracing::warn!(tool = %tool.id, "call failed: {error}");
+            format!(
+                "tool '{}' failed ({code}); try again later or without it",
+                tool.id
+            )
+        }
+    };
+    CallToolResult::error(vec![ContentBlock::text(text)])
 }
 
 /// Where relayed notifications go: the caller's peer, under its progress token and log
