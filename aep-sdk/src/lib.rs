@@ -97,6 +97,12 @@ pub mod __private {
     pub use schemars;
     pub use serde;
     pub use serde_json;
+
+    pub use crate::tool::resource::{optional_string_param, string_param};
+    pub use crate::tool::result::{
+        error_result, parse_arguments, structured_result, text_result, unit_result,
+    };
+    pub use crate::tool::schema::raw_schema;
 }
 
 /// The names most extensions need.

@@ -12,7 +12,11 @@ use std::time::Duration;
 use aep_sdk::prelude::*;
 use aep_sdk::server::{BearerAuth, Caller, Extension, ModelProvider, OAuth};
 use aep_sdk::testing::{ExtensionServer, Fault, ServeOptions, TestIssuer, serve};
-use aep_sdk::tool::{CallToolResult, JsonObject, McpScopes, ToolContext, ToolDef, ToolServer, text_result};
+use aep_sdk::tool::{CallToolResult, JsonObject, McpScopes, ToolContext, ToolDef, ToolServer};
+
+fn text_result(text: impl Into<String>) -> CallToolResult {
+    CallToolResult::success(vec![rmcp::model::ContentBlock::text(text.into())])
+}
 use base64::Engine;
 use futures::future::BoxFuture;
 use rmcp::ServiceExt;

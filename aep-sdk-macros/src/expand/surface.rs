@@ -141,7 +141,7 @@ fn parse_params(params: &[Param], values: &syn::Ident) -> TokenStream {
                 false => quote_spanned! {span=> string_param },
             };
             quote_spanned! {span=>
-                let #name: #ty = ::aep_sdk::tool::#parse(&#values, #key)?;
+                let #name: #ty = ::aep_sdk::__private::#parse(&#values, #key)?;
             }
         })
         .collect()

@@ -70,18 +70,18 @@ fn tool_items(model: &Extension, tool: &Tool) -> (TokenStream, TokenStream) {
         }
     };
     let convert = |value: TokenStream| match &tool.output.kind {
-        OutputKind::Text => quote! { ::aep_sdk::tool::text_result(#value) },
-        OutputKind::Unit => quote! {{ let _ = #value; ::aep_sdk::tool::unit_result() }},
+        OutputKind::Text => quote! { ::aep_sdk::__private::text_result(#value) },
+        OutputKind::Unit => quote! {{ let _ = #value; ::aep_sdk::__private::unit_result() }},
         OutputKind::Raw => value,
         OutputKind::Contents => quote! { ::aep_sdk::tool::CallToolResult::success(#value) },
-        OutputKind::Structured(_) => quote! { ::aep_sdk::tool::structured_result(&#value) },
+        OutputKind::Structured(_) => quote! { ::aep_sdk::__private::structured_result(&#value) },
     };
     let result = if tool.output.fallible {
         let ok = convert(quote! { value });
         quote! {
             match output {
                 ::core::result::Result::Ok(value) => #ok,
-                ::core::result::Result::Err(error) => ::aep_sdk::tool::error_result(error),
+                ::core::result::Result::Err(error) => ::aep_sdk::__private::error_result(error),
             }
         }
     } else {
@@ -96,7 +96,7 @@ fn tool_items(model: &Extension, tool: &Tool) -> (TokenStream, TokenStream) {
             ctx: ::aep_sdk::tool::ToolContext,
         ) -> ::aep_sdk::__private::futures::future::BoxFuture<'static, ::aep_sdk::__private::rmcp::model::CallToolResult> {
             ::std::boxed::Box::pin(async move {
-                let args: #args_ty = match ::aep_sdk::tool::parse_arguments(arguments) {
+                let args: #args_ty = match ::aep_sdk::__private::parse_arguments(arguments) {
                     ::core::result::Result::Ok(args) => args,
                     ::core::result::Result::Err(error) => return *error,
                 };
@@ -135,7 +135,7 @@ fn tool_def(tool: &Tool, args_ty: &TokenStream) -> TokenStream {
         .then(|| quote! { .timeout_resets_on_progress() });
     let scopes = scopes_setter(&tool.scopes);
     let schema = match &tool.input_schema {
-        Some(expr) => quote! { ::aep_sdk::tool::raw_schema(#expr) },
+        Some(expr) => quote! { ::aep_sdk::__private::raw_schema(#expr) },
         None => quote! { ::aep_sdk::tool::input_schema::<#args_ty>() },
     };
     quote! {

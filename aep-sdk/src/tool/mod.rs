@@ -66,9 +66,9 @@ mod context;
 mod error;
 mod handler;
 mod prompt;
-mod resource;
-mod result;
-mod schema;
+pub(crate) mod resource;
+pub(crate) mod result;
+pub(crate) mod schema;
 mod scopes;
 mod server;
 mod session;
@@ -82,10 +82,9 @@ pub use completion::{Complete, CompletionDef, CompletionTarget};
 pub use context::{LogLevel, ToolContext};
 pub use error::ToolError;
 pub use prompt::{PromptDef, PromptGet, PromptOutput};
-pub use resource::{
-    Blob, ResourceDef, ResourceOutput, ResourceRead, ResourceTemplateDef, optional_string_param, string_param,
-};
-pub use result::{error_result, parse_arguments, structured_result, text_result, unit_result};
+pub use resource::{Blob, ResourceDef, ResourceOutput, ResourceRead, ResourceTemplateDef};
+// The helpers of generated code (`result`, `string_param`, `raw_schema`) are reachable
+// as `aep_sdk::__private::*` only.
 /// rmcp's MCP types a tool, resource or prompt method returns or sends.
 pub use rmcp::model::{
     CallToolResult, ContentBlock, ElicitResult, ElicitationSchema, GetPromptResult, PromptMessage,
@@ -94,7 +93,7 @@ pub use rmcp::model::{
 /// rmcp's sampling types (`ToolContext::sample`); sampling is deprecated by SEP-2577.
 #[allow(deprecated)]
 pub use rmcp::model::{CreateMessageRequestParams, CreateMessageResult, SamplingMessage};
-pub use schema::{input_schema, output_schema, raw_schema, strict_schema};
+pub use schema::{input_schema, output_schema, strict_schema};
 pub use scopes::McpScopes;
 pub use server::{ToolCall, ToolDef, ToolServer};
 pub(crate) use session::{ResponseStream, SessionEnd, ToolTimeout};

@@ -7,10 +7,10 @@ use futures::future::BoxFuture;
 use rmcp::model::{CallToolResult, Implementation, Tool, ToolAnnotations};
 
 use super::context::{LogLevel, SessionLevel, ToolContext};
+use super::result::error_result;
 use super::subscriptions::SessionSubscriptions;
 use super::{
     CompletionDef, JsonObject, PromptDef, ResourceDef, ResourceTemplateDef, Subscriptions, ToolSwitch,
-    error_result,
 };
 
 /// Calls one tool on the state `S`: arguments in, MCP result out.

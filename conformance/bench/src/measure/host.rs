@@ -11,7 +11,7 @@ use aep_host::mcp::McpPool;
 use aep_host::registry::Registry;
 use aep_sdk::protocol::{McpToolMapping, ProtocolVersion, ToolContribution};
 use aep_sdk::server::Extension;
-use aep_sdk::tool::{JsonObject, ToolContext, ToolDef, ToolServer, input_schema, text_result};
+use aep_sdk::tool::{JsonObject, ToolContext, ToolDef, ToolServer, input_schema};
 use futures::future::BoxFuture;
 use rmcp::model::CallToolResult;
 
@@ -28,7 +28,7 @@ struct Args {
 }
 
 fn call(_: Arc<()>, _: JsonObject, _: ToolContext) -> BoxFuture<'static, CallToolResult> {
-    Box::pin(async { text_result("ok") })
+    Box::pin(async { CallToolResult::success(vec![rmcp::model::ContentBlock::text("ok")]) })
 }
 
 fn extension(index: usize) -> Extension {
