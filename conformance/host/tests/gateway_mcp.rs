@@ -339,7 +339,11 @@ async fn failures_are_mcp_errors_or_tool_errors_and_nothing_hangs() {
         .unwrap();
     assert_eq!(gone.is_error, Some(true));
     assert!(text(&gone).contains("extension_unreachable"), "{}", text(&gone));
-    assert!(!text(&gone).contains("127.0.0.1"), "no upstream URL: {}", text(&gone));
+    assert!(
+        !text(&gone).contains("127.0.0.1"),
+        "no upstream URL: {}",
+        text(&gone)
+    );
 
     // The rest still answers, and the list leaves the unreachable tools out.
     let tools = client.list_all_tools().await.unwrap();
