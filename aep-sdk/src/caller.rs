@@ -122,7 +122,7 @@ impl Caller {
     /// Claim `name` as a `T`: `Ok(None)` when absent, an error when it has another shape.
     ///
     /// ```
-    /// # fn demo(caller: &aep_sdk::server::Caller) -> Result<(), serde_json::Error> {
+    /// # fn demo(caller: &aep_sdk::caller::Caller) -> Result<(), serde_json::Error> {
     /// let tenant: Option<String> = caller.claim("tenant")?;
     /// # let _ = tenant; Ok(()) }
     /// ```

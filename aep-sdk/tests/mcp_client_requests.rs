@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use aep_sdk::prelude::*;
 use aep_sdk::testing::spawn;
-use aep_sdk::tool::{ContentBlock, ElicitationSchema, PromptMessage, Role, Subscriptions};
+use aep_sdk::tool::{ContentBlock, ElicitationSchema, PromptMessage, PromptRole, Subscriptions};
 use base64::Engine;
 use rmcp::model::{
     ArgumentInfo, CallToolRequestParams, ClientCapabilities, ClientConfig, CompleteRequestParams,
@@ -110,7 +110,7 @@ impl Everything {
     #[prompt]
     async fn trip(&self, city: String, mode: Option<String>) -> Vec<PromptMessage> {
         vec![PromptMessage::new_text(
-            Role::User,
+            PromptRole::User,
             format!("{city} by {}", mode.unwrap_or_default()),
         )]
     }

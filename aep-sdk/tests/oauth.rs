@@ -9,8 +9,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
+use aep_sdk::caller::Caller;
 use aep_sdk::prelude::*;
-use aep_sdk::server::{BearerAuth, Caller, Extension, ModelProvider, OAuth};
+use aep_sdk::server::{BearerAuth, Extension, ModelProvider, OAuth};
 use aep_sdk::testing::{ExtensionServer, Fault, ServeOptions, TestIssuer, serve};
 use aep_sdk::tool::{CallToolResult, JsonObject, McpScopes, ToolContext, ToolDef, ToolServer};
 

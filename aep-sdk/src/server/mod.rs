@@ -41,7 +41,6 @@ mod routes;
 mod serve;
 pub mod sse;
 
-pub use crate::caller::Caller;
 pub use access::McpAccess;
 pub use aep_extension::AepExtension;
 pub use auth::{BearerAuth, OAuth};

@@ -8,7 +8,7 @@
 //!
 //! ```
 //! use aep_sdk::prelude::*;
-//! use aep_sdk::tool::{PromptMessage, Role, ToolSwitch};
+//! use aep_sdk::tool::{PromptMessage, PromptRole, ToolSwitch};
 //!
 //! #[derive(Clone, Default)]
 //! struct Notes {
@@ -42,7 +42,7 @@
 //!         words: Option<u8>,
 //!     ) -> Vec<PromptMessage> {
 //!         let words = words.unwrap_or(5);
-//!         vec![PromptMessage::new_text(Role::User, format!("Title this in {words} words: {text}"))]
+//!         vec![PromptMessage::new_text(PromptRole::User, format!("Title this in {words} words: {text}"))]
 //!     }
 //!
 //!     /// Delete every note (off until the operator turns it on).
@@ -77,7 +77,6 @@ mod switch;
 mod timing;
 mod uri_template;
 
-pub use crate::caller::Caller;
 pub use completion::{Complete, CompletionDef, CompletionTarget};
 pub use context::{LogLevel, ToolContext};
 pub use error::ToolError;
@@ -85,17 +84,20 @@ pub use prompt::{PromptDef, PromptGet, PromptOutput};
 pub use resource::{Blob, ResourceDef, ResourceOutput, ResourceRead, ResourceTemplateDef};
 // The helpers of generated code (`result`, `string_param`, `raw_schema`) are reachable
 // as `aep_sdk::__private::*` only.
+/// The role of a prompt message (MCP's `user`/`assistant`); the AEP chat role is
+/// [`crate::protocol::Role`].
+pub use rmcp::model::Role as PromptRole;
 /// rmcp's MCP types a tool, resource or prompt method returns or sends.
 pub use rmcp::model::{
     CallToolResult, ContentBlock, ElicitResult, ElicitationSchema, GetPromptResult, PromptMessage,
-    ResourceContents, Role,
+    ResourceContents,
 };
 /// rmcp's sampling types (`ToolContext::sample`); sampling is deprecated by SEP-2577.
 #[allow(deprecated)]
 pub use rmcp::model::{CreateMessageRequestParams, CreateMessageResult, SamplingMessage};
 pub use schema::{input_schema, output_schema, strict_schema};
 pub use scopes::McpScopes;
-pub use server::{ToolCall, ToolDef, ToolServer};
+pub use server::{ToolDef, ToolFn, ToolServer};
 pub(crate) use session::{ResponseStream, SessionEnd, ToolTimeout};
 pub use subscriptions::Subscriptions;
 pub use switch::ToolSwitch;

@@ -14,14 +14,14 @@ use super::{
 };
 
 /// Calls one tool on the state `S`: arguments in, MCP result out.
-pub type ToolCall<S> = fn(Arc<S>, JsonObject, ToolContext) -> BoxFuture<'static, CallToolResult>;
+pub type ToolFn<S> = fn(Arc<S>, JsonObject, ToolContext) -> BoxFuture<'static, CallToolResult>;
 
 /// One tool of a [`ToolServer`]: its `tools/list` entry and how to call it.
 pub struct ToolDef<S> {
     /// The `tools/list` entry (name, description, schemas, annotations).
     pub tool: Tool,
     /// The call.
-    pub call: ToolCall<S>,
+    pub call: ToolFn<S>,
     /// How long a call may run (else the server's default, if any).
     pub timeout: Option<Duration>,
     /// Whether each progress report restarts the timeout.
@@ -32,7 +32,7 @@ pub struct ToolDef<S> {
 
 impl<S> ToolDef<S> {
     /// A tool named `name` with an input schema, called through `call`.
-    pub fn new(name: &str, input_schema: Arc<JsonObject>, call: ToolCall<S>) -> Self {
+    pub fn new(name: &str, input_schema: Arc<JsonObject>, call: ToolFn<S>) -> Self {
         let tool = Tool::new_with_raw(name.to_owned(), None, input_schema);
         Self {
             tool,
@@ -91,7 +91,7 @@ impl<S> ToolDef<S> {
 /// One callable tool: its name, call and bound.
 pub(super) struct Entry<S> {
     pub(super) name: String,
-    call: ToolCall<S>,
+    call: ToolFn<S>,
     timeout: Option<Duration>,
     resets_on_progress: bool,
 }

@@ -7,7 +7,8 @@ use std::time::Duration;
 
 use aep_sdk::prelude::*;
 use aep_sdk::tool::{
-    Blob, ContentBlock, ElicitationSchema, LogLevel, PromptMessage, ResourceContents, Role, Subscriptions,
+    Blob, ContentBlock, ElicitationSchema, LogLevel, PromptMessage, PromptRole, ResourceContents,
+    Subscriptions,
 };
 use serde_json::{Value, json};
 
@@ -334,8 +335,8 @@ impl Everything {
             meta: None,
         };
         vec![
-            PromptMessage::new(Role::User, ContentBlock::resource(contents)),
-            PromptMessage::new_text(Role::User, "Please process the embedded resource above."),
+            PromptMessage::new(PromptRole::User, ContentBlock::resource(contents)),
+            PromptMessage::new_text(PromptRole::User, "Please process the embedded resource above."),
         ]
     }
 
@@ -343,8 +344,8 @@ impl Everything {
     #[prompt]
     async fn test_prompt_with_image(&self) -> Vec<PromptMessage> {
         vec![
-            PromptMessage::new(Role::User, ContentBlock::image(PNG, "image/png")),
-            PromptMessage::new_text(Role::User, "Please analyze the image above."),
+            PromptMessage::new(PromptRole::User, ContentBlock::image(PNG, "image/png")),
+            PromptMessage::new_text(PromptRole::User, "Please analyze the image above."),
         ]
     }
 
