@@ -216,6 +216,20 @@ async fn progress_logging_headers_and_timeouts_reach_a_real_client() {
     eventually("two log messages", || collect.logs.lock().unwrap().len() == 2).await;
     assert_eq!(*collect.logs.lock().unwrap(), [json!("warning"), json!("error")]);
 
+    // The level is the session's: a second client still gets `info` and above.
+    let other = Collect::default();
+    let transport = StreamableHttpClientTransport::from_uri(format!("{}/mcp", server.base_url));
+    let second = other.clone().serve(transport).await.unwrap();
+    second
+        .call_tool(CallToolRequestParams::new("chatty"))
+        .await
+        .unwrap();
+    eventually("the second session's three log messages", || {
+        other.logs.lock().unwrap().len() == 3
+    })
+    .await;
+    second.cancel().await.unwrap();
+
     // A tool past its timeout: a tool error saying so, its token tripped, its work dropped.
     let result = client
         .call_tool(CallToolRequestParams::new("forever"))

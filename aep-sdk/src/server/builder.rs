@@ -478,7 +478,8 @@ impl ExtensionBuilder {
     ) -> Self {
         let id = id.into();
         let scopes = server.required_scopes();
-        self.mcp_server(id.clone(), path, server).mcp_scopes(id, scopes)
+        self.mcp_sessions(id.clone(), path, move || server.session())
+            .mcp_scopes(id, scopes)
     }
 
     /// Who may reach the extension: the MCP endpoints' `Host` check and the browser

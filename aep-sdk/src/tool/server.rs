@@ -136,8 +136,8 @@ pub struct ToolServer<S> {
     scopes: Arc<super::McpScopes>,
 }
 
-/// A clone is a new MCP session's handler (the Streamable HTTP transport clones one per
-/// session): it shares the tools and state, and starts with its own log level (`info`).
+/// A clone is the same server, sharing everything (a session's log level and
+/// subscriptions included); [`ToolServer::session`] makes a new session's handler.
 impl<S> Clone for ToolServer<S> {
     fn clone(&self) -> Self {
         Self {
@@ -150,11 +150,25 @@ impl<S> Clone for ToolServer<S> {
             completions: self.completions.clone(),
             switch: self.switch.clone(),
             subscriptions: self.subscriptions.clone(),
-            subscribed: SessionSubscriptions::default(),
+            subscribed: self.subscribed.clone(),
             info: self.info.clone(),
             default_timeout: self.default_timeout,
-            level: Arc::new(Mutex::new(LogLevel::Info)),
+            level: self.level.clone(),
             scopes: self.scopes.clone(),
+        }
+    }
+}
+
+impl<S> ToolServer<S> {
+    /// The handler of a new MCP session: the same tools, resources, prompts and state,
+    /// with a session's own log level (`info` until `logging/setLevel`) and no
+    /// subscriptions yet. [`ExtensionBuilder::tool_server`](crate::server::ExtensionBuilder::tool_server)
+    /// calls it for each session.
+    pub fn session(&self) -> Self {
+        Self {
+            subscribed: SessionSubscriptions::default(),
+            level: Arc::new(Mutex::new(LogLevel::Info)),
+            ..self.clone()
         }
     }
 }

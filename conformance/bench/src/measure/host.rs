@@ -37,7 +37,7 @@ fn extension(index: usize) -> Extension {
         .map(|t| ToolDef::new(&format!("tool_{t}"), input_schema::<Args>(), call).description("A tool."));
     let server = ToolServer::new(Arc::new(()), &id, "1.0.0", tools.collect());
     let mut builder =
-        Extension::builder(&id, format!("Extension {index}"), "1.0.0").mcp_server("tools", "/mcp", server);
+        Extension::builder(&id, format!("Extension {index}"), "1.0.0").tool_server("tools", "/mcp", server);
     for t in 0..TOOLS {
         builder = builder.tool(ToolContribution {
             id: format!("tool.{t}"),
