@@ -224,9 +224,10 @@ impl IntoResponse for AepError {
 /// Why an extension could not start or stopped serving.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    /// The declaration (identity, providers, tools, option sets) breaks a rule.
+    /// The declaration (identity, providers, tools, option sets, scopes, sign-in) breaks
+    /// a rule: every problem found, each with where it is.
     #[error("invalid extension declaration:\n{}", .0.iter().map(|p| format!("  - {p}")).collect::<Vec<_>>().join("\n"))]
-    Declaration(Vec<String>),
+    Declaration(Vec<crate::validate::Problem>),
     /// Could not bind the listen address.
     #[error("cannot listen on {addr}: {source}")]
     Bind {

@@ -711,7 +711,7 @@ fn refused(decl: OptionSetDecl) -> Vec<String> {
         .option_set(decl)
         .build()
     {
-        Err(aep_sdk::Error::Declaration(problems)) => problems,
+        Err(aep_sdk::Error::Declaration(problems)) => problems.iter().map(ToString::to_string).collect(),
         Err(other) => panic!("unexpected error {other}"),
         Ok(_) => panic!("an invalid declaration was accepted"),
     }

@@ -1,6 +1,7 @@
 //! [`Extension`] and its builder: identity, providers, tools and MCP servers in;
 //! manifest and `axum::Router` out.
 
+use crate::validate::Problem;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -547,27 +548,28 @@ impl ExtensionBuilder {
     /// Checks the declaration against every manifest rule and builds the extension.
     pub fn build(self) -> Result<Extension, Error> {
         let manifest = self.build_manifest();
-        let mut problems: Vec<String> = crate::validate::validate_manifest(&manifest)
-            .iter()
-            .map(ToString::to_string)
-            .collect();
+        let mut problems: Vec<Problem> = crate::validate::validate_manifest(&manifest);
         let mut paths_seen = std::collections::HashSet::new();
-        for mount in &self.mcp {
+        for (index, mount) in self.mcp.iter().enumerate() {
+            let at = format!("$.mcp.servers[{index}].endpoint");
             if !mount.path.starts_with('/') {
-                problems.push(format!(
-                    "MCP server '{}': path '{}' must start with '/'",
-                    mount.id, mount.path
+                problems.push(Problem::new(
+                    at,
+                    format!(
+                        "MCP server '{}': path '{}' must start with '/'",
+                        mount.id, mount.path
+                    ),
                 ));
             } else if !paths_seen.insert(mount.path.clone()) {
-                problems.push(format!(
-                    "MCP server '{}': path '{}' is used twice",
-                    mount.id, mount.path
+                problems.push(Problem::new(
+                    at,
+                    format!("MCP server '{}': path '{}' is used twice", mount.id, mount.path),
                 ));
             }
         }
         let (configuration, config_problems) =
             crate::config::Configuration::compile(self.option_sets, &manifest.contributions.model_providers);
-        problems.extend(config_problems);
+        problems.extend(config_problems.into_iter().map(|p| Problem::new("option_set", p)));
         let mut settings = self.settings;
         for (id, scopes) in self.mcp_scopes {
             match self.mcp.iter().find(|m| m.id == id) {
@@ -578,7 +580,10 @@ impl ExtensionBuilder {
                     };
                     settings.scopes.mcp.insert(mount.path.clone(), Arc::new(merged));
                 }
-                None => problems.push(format!("mcp_scopes: no MCP server '{id}' was added")),
+                None => problems.push(Problem::new(
+                    "mcp_scopes",
+                    format!("no MCP server '{id}' was added"),
+                )),
             }
         }
         for id in settings.scopes.providers.keys() {
@@ -587,13 +592,16 @@ impl ExtensionBuilder {
                 .iter()
                 .any(|p| p.descriptor.id.eq_ignore_ascii_case(id))
             {
-                problems.push(format!("provider_scopes: no model provider '{id}' was added"));
+                problems.push(Problem::new(
+                    "provider_scopes",
+                    format!("no model provider '{id}' was added"),
+                ));
             }
         }
         if let Some(oauth) = &settings.oauth
             && let Err(error) = check_oauth(oauth, &settings, &self.mcp, &self.identity.name)
         {
-            problems.push(error.to_string());
+            problems.push(Problem::new("oauth", error.to_string()));
         }
         if !problems.is_empty() {
             return Err(Error::Declaration(problems));
