@@ -239,7 +239,29 @@ pub enum Error {
     /// Serving failed.
     #[error("server failed: {0}")]
     Serve(#[from] std::io::Error),
-    /// Bad command-line or environment configuration.
+    /// Bad command-line or environment configuration of the SDK's own options
+    /// ([`ServeArgs`](crate::server::ServeArgs)).
     #[error("{0}")]
     Config(String),
+    /// An extension's own failure to start (its configuration, its upstream client),
+    /// kept as the extension's error type: `source()` and `downcast_ref` find it.
+    #[error(transparent)]
+    Extension(Box<dyn std::error::Error + Send + Sync + 'static>),
+}
+
+impl Error {
+    /// Wraps an extension's own error (see [`Error::Extension`]).
+    ///
+    /// ```
+    /// #[derive(Debug, thiserror::Error)]
+    /// #[error("the endpoint is not a URL")]
+    /// struct BadEndpoint;
+    ///
+    /// let error = aep_sdk::Error::extension(BadEndpoint);
+    /// assert_eq!(error.to_string(), "the endpoint is not a URL");
+    /// assert!(matches!(&error, aep_sdk::Error::Extension(e) if e.is::<BadEndpoint>()));
+    /// ```
+    pub fn extension(error: impl std::error::Error + Send + Sync + 'static) -> Self {
+        Self::Extension(Box::new(error))
+    }
 }

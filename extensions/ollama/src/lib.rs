@@ -28,6 +28,7 @@
 
 pub mod chat;
 pub mod config;
+pub mod error;
 pub mod map;
 pub mod models;
 pub mod ollama;

@@ -22,6 +22,7 @@
 //! The key is never logged, shown or sent anywhere but its own upstream ([`ApiKey`]'s
 //! `Debug` prints `ApiKey(***)`).
 
+use crate::error::ConfigError;
 use std::fmt;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -112,7 +113,7 @@ impl UpstreamConfig {
     pub fn new(flavor: Flavor, endpoint: &str) -> Result<Self, aep_sdk::Error> {
         Ok(Self {
             flavor,
-            endpoint: parse_endpoint(endpoint).map_err(aep_sdk::Error::Config)?,
+            endpoint: parse_endpoint(endpoint).map_err(ConfigError::Endpoint)?,
             api_key: None,
             tuning: Tuning {
                 include_usage: flavor == Flavor::OpenAi,
@@ -220,7 +221,7 @@ impl LlamaCppCli {
     /// The upstream configuration it describes.
     pub fn upstream(&self) -> Result<UpstreamConfig, aep_sdk::Error> {
         let endpoint = parse_endpoint(&self.endpoint).map_err(|_| {
-            aep_sdk::Error::Config("LlamaCpp:Endpoint must be an absolute HTTP(S) URL.".into())
+            ConfigError::Endpoint("LlamaCpp:Endpoint must be an absolute HTTP(S) URL.".into())
         })?;
         Ok(UpstreamConfig {
             flavor: Flavor::LlamaCpp,
@@ -234,9 +235,8 @@ impl LlamaCppCli {
 impl LocalAiCli {
     /// The upstream configuration it describes.
     pub fn upstream(&self) -> Result<UpstreamConfig, aep_sdk::Error> {
-        let endpoint = parse_endpoint(&self.endpoint).map_err(|_| {
-            aep_sdk::Error::Config("LocalAI:Endpoint must be an absolute HTTP(S) URL.".into())
-        })?;
+        let endpoint = parse_endpoint(&self.endpoint)
+            .map_err(|_| ConfigError::Endpoint("LocalAI:Endpoint must be an absolute HTTP(S) URL.".into()))?;
         Ok(UpstreamConfig {
             flavor: Flavor::LocalAi,
             endpoint,
@@ -254,15 +254,13 @@ impl OpenAiCli {
     /// The upstream configuration it describes (reads the key file).
     pub fn upstream(&self) -> Result<UpstreamConfig, aep_sdk::Error> {
         let endpoint = parse_endpoint(&self.endpoint)
-            .map_err(|e| aep_sdk::Error::Config(format!("--endpoint / AEP_OPENAI_ENDPOINT: {e}")))?;
+            .map_err(|e| ConfigError::Endpoint(format!("--endpoint / AEP_OPENAI_ENDPOINT: {e}")))?;
         let key = match &self.api_key_file {
             Some(path) => Some(
                 std::fs::read_to_string(path)
-                    .map_err(|e| {
-                        aep_sdk::Error::Config(format!(
-                            "cannot read the API key file {}: {e}",
-                            path.display()
-                        ))
+                    .map_err(|source| ConfigError::KeyFile {
+                        path: path.clone(),
+                        source,
                     })?
                     .trim()
                     .to_owned(),
@@ -286,6 +284,37 @@ mod tests {
     use clap::Parser;
 
     use super::*;
+
+    #[test]
+    fn a_bad_configuration_is_the_extensions_own_typed_error() {
+        let error = UpstreamConfig::new(Flavor::OpenAi, "ftp://h").unwrap_err();
+        let aep_sdk::Error::Extension(inner) = &error else {
+            panic!("not an extension error: {error:?}")
+        };
+        assert!(
+            matches!(
+                inner.downcast_ref::<ConfigError>(),
+                Some(ConfigError::Endpoint(_))
+            ),
+            "{inner:?}"
+        );
+        let missing = OpenAiCli::try_parse_from([
+            "aep-openai",
+            "--endpoint",
+            "http://h:1",
+            "--api-key-file",
+            "/nonexistent/key",
+        ])
+        .unwrap()
+        .upstream()
+        .unwrap_err();
+        assert!(
+            missing
+                .to_string()
+                .starts_with("cannot read the API key file /nonexistent/key"),
+            "{missing}"
+        );
+    }
 
     #[test]
     fn endpoints_keep_a_prefix_and_end_in_one_slash() {

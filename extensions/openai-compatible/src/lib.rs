@@ -43,6 +43,7 @@
 pub mod chat;
 pub mod client;
 pub mod config;
+pub mod error;
 pub mod flavor;
 pub mod health;
 pub mod llamacpp;

@@ -50,9 +50,7 @@ impl OllamaClient {
         let http = reqwest::Client::builder()
             .connect_timeout(config.connect_timeout)
             .build()
-            .map_err(|e| {
-                aep_sdk::Error::Config(format!("cannot build the HTTP client: {}", error_chain(&e)))
-            })?;
+            .map_err(|e| crate::error::ConfigError::HttpClient(error_chain(&e)))?;
         Ok(Self {
             http,
             base: config.url.clone(),

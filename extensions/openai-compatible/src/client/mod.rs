@@ -7,6 +7,7 @@
 pub mod error;
 pub mod sse;
 
+use crate::error::ConfigError;
 use aep_sdk::client::{LineReader, error_chain};
 use bytes::Bytes;
 use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderValue};
@@ -37,7 +38,7 @@ impl UpstreamClient {
         let mut headers = HeaderMap::new();
         if let Some(key) = &config.api_key {
             let mut value = HeaderValue::from_str(&format!("Bearer {}", key.expose()))
-                .map_err(|_| aep_sdk::Error::Config("the API key is not a valid header value".into()))?;
+                .map_err(|_| ConfigError::ApiKeyHeader)?;
             value.set_sensitive(true);
             headers.insert(AUTHORIZATION, value);
         }
@@ -45,9 +46,7 @@ impl UpstreamClient {
             .connect_timeout(config.tuning.connect_timeout)
             .default_headers(headers)
             .build()
-            .map_err(|e| {
-                aep_sdk::Error::Config(format!("cannot build the HTTP client: {}", error_chain(&e)))
-            })?;
+            .map_err(|e| ConfigError::HttpClient(error_chain(&e)))?;
         Ok(Self {
             http,
             endpoint: config.endpoint.clone(),
