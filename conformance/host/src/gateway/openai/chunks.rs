@@ -188,12 +188,13 @@ impl Chunker {
 
     fn finish(&mut self, out: &mut Vec<u8>, reason: FinishReason) {
         self.event(out, json!({}), Some(finish_reason(reason)));
-        if self.include_usage
-            && let Some(counts) = &self.usage
-        {
+        if self.include_usage {
+            // OpenAI always sends this chunk when asked; a provider that reported no
+            // counts gets `null` there rather than made-up numbers.
+            let counts = self.usage.as_ref().map_or(Value::Null, usage);
             let chunk = json!({
                 "id": self.answer.id, "object": "chat.completion.chunk", "created": self.answer.created,
-                "model": self.answer.model, "choices": [], "usage": usage(counts),
+                "model": self.answer.model, "choices": [], "usage": counts,
             });
             write(out, &chunk);
         }
@@ -264,5 +265,25 @@ mod tests {
         assert_eq!(chunks[5]["choices"][0]["finish_reason"], "tool_calls");
         assert_eq!(chunks[6]["choices"], json!([]));
         assert_eq!(chunks[6]["usage"]["total_tokens"], 7);
+    }
+
+    #[test]
+    fn asked_for_usage_a_provider_without_counts_gets_a_null_usage_chunk() {
+        let mut chunker = Chunker {
+            answer: Answer::new("p/m"),
+            include_usage: true,
+            extension: "acme.x".into(),
+            calls: Vec::new(),
+            usage: None,
+        };
+        let mut out = Vec::new();
+        assert!(chunker.update(&mut out, ChatUpdate::finish(FinishReason::Stop)));
+        let events = events(&out);
+        assert_eq!(events.len(), 3, "{events:?}");
+        let last: Value = serde_json::from_str(&events[1]).unwrap();
+        assert_eq!(
+            (last["choices"].clone(), last["usage"].clone()),
+            (json!([]), Value::Null)
+        );
     }
 }
