@@ -393,26 +393,14 @@ pub fn option_set(args: &[Arg], errors: &mut Errors) {
     errors.extend(parse::check_keys(args, "option_set", &[]));
 }
 
-/// `500ms`, `30s`, `5m`, `1h` (a whole number and a unit) in milliseconds, above zero.
+/// A `timeout` in milliseconds, above zero, in the runtime's grammar (`500ms`, `30s`,
+/// `1.5m`, `30`: see `aep_sdk_internals::duration`).
 fn duration_ms(text: &str) -> Result<u64, String> {
-    let text = text.trim();
-    let split = text.find(|c: char| !c.is_ascii_digit()).unwrap_or(text.len());
-    let (number, unit) = text.split_at(split);
-    let why = || {
-        format!(
-            "`timeout = \"{text}\"` is not a duration: write a whole number and a unit, e.g. \"500ms\", \"30s\", \"5m\""
-        )
-    };
-    let number: u64 = number.parse().map_err(|_| why())?;
-    let factor = match unit {
-        "ms" => 1,
-        "s" => 1_000,
-        "m" => 60_000,
-        "h" => 3_600_000,
-        _ => return Err(why()),
-    };
-    match number.checked_mul(factor) {
-        Some(0) | None => Err(why()),
-        Some(ms) => Ok(ms),
+    let duration =
+        aep_sdk_internals::duration::parse(text).map_err(|why| format!("`timeout = \"{text}\"`: {why}"))?;
+    match u64::try_from(duration.as_millis()) {
+        Ok(0) => Err(format!("`timeout = \"{text}\"` must be at least 1ms")),
+        Ok(ms) => Ok(ms),
+        Err(_) => Err(format!("`timeout = \"{text}\"` is too long")),
     }
 }

@@ -309,40 +309,11 @@ fn method_name(method: &ImplItemFn) -> String {
     method.sig.ident.to_string().trim_start_matches("r#").to_owned()
 }
 
-/// The variables of an RFC 6570 `{name}` / `{+name}` template, checked as the runtime's
-/// `UriTemplate::parse` checks them, so a template that compiles also parses.
+/// The variables of an RFC 6570 `{name}` / `{+name}` template, by the grammar the
+/// runtime's `UriTemplate::parse` uses, so a template that compiles also parses.
 fn template_variables(template: &str) -> Result<Vec<String>, String> {
-    let mut variables: Vec<String> = Vec::new();
-    let mut rest = template;
-    let mut last_was_variable = false;
-    while let Some(open) = rest.find('{') {
-        if open > 0 {
-            last_was_variable = false;
-        }
-        let close = rest[open..]
-            .find('}')
-            .ok_or_else(|| format!("'{{' without a closing '}}' in \"{template}\""))?;
-        let inner = &rest[open + 1..open + close];
-        let name = inner.strip_prefix('+').unwrap_or(inner);
-        if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-            return Err(format!(
-                "`{{{inner}}}` in \"{template}\": a variable is `{{name}}` or `{{+name}}` with a name of letters, digits and '_'"
-            ));
-        }
-        if last_was_variable {
-            return Err(format!(
-                "\"{template}\" has two variables with no text between them, so a URI cannot be split between them"
-            ));
-        }
-        if variables.iter().any(|v| v == name) {
-            return Err(format!("variable `{{{name}}}` appears twice in \"{template}\""));
-        }
-        variables.push(name.to_owned());
-        last_was_variable = true;
-        rest = &rest[open + close + 1..];
-    }
-    if rest.contains('}') {
-        return Err(format!("'}}' without an opening '{{' in \"{template}\""));
-    }
-    Ok(variables)
+    let parts = aep_sdk_internals::uri_template::parse(template)?;
+    Ok(aep_sdk_internals::uri_template::variables(&parts)
+        .map(str::to_owned)
+        .collect())
 }

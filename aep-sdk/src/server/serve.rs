@@ -437,22 +437,7 @@ impl Extension {
 /// assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
 /// ```
 pub fn parse_duration(text: &str) -> Result<Duration, String> {
-    let text = text.trim();
-    let split = text
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(text.len());
-    let (number, unit) = text.split_at(split);
-    let value: f64 = number
-        .parse()
-        .map_err(|_| format!("'{text}' is not a duration (try 500ms, 10s, 5m)"))?;
-    let seconds = match unit.trim() {
-        "" | "s" => value,
-        "ms" => value / 1000.0,
-        "m" => value * 60.0,
-        "h" => value * 3600.0,
-        other => return Err(format!("'{text}': unknown unit '{other}' (use ms, s, m or h)")),
-    };
-    Duration::try_from_secs_f64(seconds).map_err(|e| format!("'{text}': {e}"))
+    aep_sdk_internals::duration::parse(text)
 }
 
 #[cfg(test)]

@@ -21,67 +21,18 @@ pub struct UriTemplate {
     parts: Vec<Part>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Part {
-    Literal(String),
-    Variable { name: String, reserved: bool },
-}
+use aep_sdk_internals::uri_template::{self as grammar, Part};
 
 impl UriTemplate {
     /// Parses `template`; an error says what is wrong (an unclosed brace, an empty or
     /// repeated name, two variables with nothing between them, an unsupported operator).
     pub fn parse(template: &str) -> Result<Self, String> {
-        let mut parts = Vec::new();
-        let mut rest = template;
-        while let Some(open) = rest.find('{') {
-            if open > 0 {
-                parts.push(Part::Literal(rest[..open].to_owned()));
-            }
-            let Some(close) = rest[open..].find('}') else {
-                return Err(format!("'{{' without a closing '}}' in '{template}'"));
-            };
-            let inner = &rest[open + 1..open + close];
-            let (reserved, name) = match inner.strip_prefix('+') {
-                Some(name) => (true, name),
-                None => (false, inner),
-            };
-            if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-                return Err(format!(
-                    "'{{{inner}}}' in '{template}': a variable is `{{name}}` or `{{+name}}` with a name of letters, digits and '_'"
-                ));
-            }
-            if matches!(parts.last(), Some(Part::Variable { .. })) {
-                return Err(format!(
-                    "'{template}' has two variables with no text between them, so a URI cannot be split between them"
-                ));
-            }
-            if parts
-                .iter()
-                .any(|p| matches!(p, Part::Variable { name: n, .. } if n == name))
-            {
-                return Err(format!("variable '{name}' appears twice in '{template}'"));
-            }
-            parts.push(Part::Variable {
-                name: name.to_owned(),
-                reserved,
-            });
-            rest = &rest[open + close + 1..];
-        }
-        if rest.contains('}') {
-            return Err(format!("'}}' without an opening '{{' in '{template}'"));
-        }
-        if !rest.is_empty() {
-            parts.push(Part::Literal(rest.to_owned()));
-        }
-        Ok(Self { parts })
+        grammar::parse(template).map(|parts| Self { parts })
     }
 
     /// The variable names, in order.
     pub fn variables(&self) -> impl Iterator<Item = &str> {
-        self.parts.iter().filter_map(|p| match p {
-            Part::Variable { name, .. } => Some(name.as_str()),
-            Part::Literal(_) => None,
-        })
+        grammar::variables(&self.parts)
     }
 
     /// The variables' values if `uri` matches, percent-decoded; `None` otherwise. A
