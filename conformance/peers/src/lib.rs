@@ -477,6 +477,22 @@ impl Peers {
         serde_json::from_str(stdout.trim()).map_err(|e| format!("{e}: {stdout}"))
     }
 
+    /// `python/<script> args` on the py1 venv's Python as a command, for a test that
+    /// drives the process itself (its stdin, when to stop it); killed on drop.
+    pub fn py1_command(&self, script: &str, args: &[&str]) -> Command {
+        let mut command = Command::new(self.bin("py1"));
+        command.arg(Self::script(script)).args(args).kill_on_drop(true);
+        command
+    }
+
+    /// Runs `python/<script> args` on the py1 venv's Python ([`Peers::run`]: bounded,
+    /// output captured).
+    pub async fn py1(&self, script: &str, args: &[&str]) -> Run {
+        let mut all = vec![Self::script(script).display().to_string()];
+        all.extend(args.iter().map(|a| (*a).to_owned()));
+        self.run(&self.bin("py1"), &all).await
+    }
+
     /// Starts the foreign Python extension (`foreign_ext.py`) with `flags`
     /// (`--v1-canonical`, `--health-loading`, `--nulls`) on a free loopback port.
     pub async fn python_extension(&self, flags: &[&str]) -> Result<PythonExtension, String> {

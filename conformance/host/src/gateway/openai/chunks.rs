@@ -80,8 +80,10 @@ impl State {
         let mut out = Vec::new();
         if !self.started {
             self.started = true;
-            self.chunker
-                .event(&mut out, json!({"role": "assistant", "content": ""}), None);
+            // The role only: whether any text follows is not known yet, and a client that
+            // adds up the deltas (the OpenAI SDKs' stream helpers) must end with `null`
+            // content for an answer that is only tool calls, as the whole answer has.
+            self.chunker.event(&mut out, json!({"role": "assistant"}), None);
             return Some(out.into());
         }
         let item = tokio::select! {
