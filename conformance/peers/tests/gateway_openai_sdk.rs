@@ -442,8 +442,10 @@ async fn the_sdk_through_the_gateway_and_aep_openai_to_the_real_model() {
         "{models:?}"
     );
 
-    // A chat, whole and streamed: real text and the usage the server counted, within the
-    // token limit that reached it.
+    // A chat, whole and streamed: real text, and the usage the server counted within the
+    // token limit that reached it. llama-cpp-python (0.3.36) has no `stream_options`: its
+    // streams carry no usage, so the streamed answer's usage chunk says null and is only
+    // checked when it has counts.
     let ask = [
         "--timeout",
         "120",
@@ -472,7 +474,16 @@ async fn the_sdk_through_the_gateway_and_aep_openai_to_the_real_model() {
             matches!(answer["finish_reason"].as_str(), Some("stop" | "length")),
             "streamed {streamed}: {answer}"
         );
+        if streamed {
+            assert!(
+                answer["chunks"].as_u64().unwrap() >= 3,
+                "real tokens stream: {answer}"
+            );
+        }
         let usage = &answer["usage"];
+        if streamed && usage.is_null() {
+            continue;
+        }
         let (prompt, completion) = (
             usage["prompt_tokens"].as_u64().unwrap_or(0),
             usage["completion_tokens"].as_u64().unwrap_or(0),
@@ -482,12 +493,6 @@ async fn the_sdk_through_the_gateway_and_aep_openai_to_the_real_model() {
             "streamed {streamed}: {answer}"
         );
         assert_eq!(usage["total_tokens"], prompt + completion, "{answer}");
-        if streamed {
-            assert!(
-                answer["chunks"].as_u64().unwrap() >= 3,
-                "real tokens stream: {answer}"
-            );
-        }
     }
 
     // A tool call: the small model calls one only when tool_choice names it (llama.cpp then
