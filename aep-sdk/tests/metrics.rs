@@ -376,7 +376,7 @@ impl Drop for Prometheus {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs Debian's prometheus (CI installs it and runs these tests with --ignored)"]
+#[ignore = "needs Debian's prometheus (CI installs it and runs these tests with --include-ignored)"]
 async fn a_real_prometheus_scrapes_every_instrument() {
     let Some(binary) = find_prometheus() else {
         assert!(

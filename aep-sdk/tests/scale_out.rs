@@ -336,7 +336,7 @@ fn chat_request(updates: u64, gate: bool) -> ChatRequest {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs Debian's nginx (CI installs it and runs these tests with --ignored)"]
+#[ignore = "needs Debian's nginx (CI installs it and runs these tests with --include-ignored)"]
 async fn aep_calls_alternate_between_replicas() {
     let Some(setup) = Setup::start("aep").await else {
         return;
@@ -410,7 +410,7 @@ async fn read_stream(client: &Client, updates: u64) -> Result<String, String> {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs Debian's nginx (CI installs it and runs these tests with --ignored)"]
+#[ignore = "needs Debian's nginx (CI installs it and runs these tests with --include-ignored)"]
 async fn streams_pass_through_unbuffered_and_whole() {
     let Some(setup) = Setup::start("streams").await else {
         return;
@@ -477,7 +477,7 @@ async fn whoami(client: &McpClient) -> String {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs Debian's nginx (CI installs it and runs these tests with --ignored)"]
+#[ignore = "needs Debian's nginx (CI installs it and runs these tests with --include-ignored)"]
 async fn stateless_mcp_calls_alternate_between_replicas() {
     let Some(setup) = Setup::start("mcp-stateless").await else {
         return;
@@ -508,7 +508,7 @@ async fn stateless_mcp_calls_alternate_between_replicas() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs Debian's nginx (CI installs it and runs these tests with --ignored)"]
+#[ignore = "needs Debian's nginx (CI installs it and runs these tests with --include-ignored)"]
 async fn session_mcp_clients_stick_to_one_replica() {
     let Some(setup) = Setup::start("mcp-session").await else {
         return;

@@ -53,7 +53,7 @@ fn render(starting_point: &str, name: &str, dest: &Path) {
 }
 
 #[test]
-#[ignore = "needs cargo-generate 0.23.7 and the foreign peers (CI installs them and runs these tests with --ignored)"]
+#[ignore = "needs cargo-generate 0.23.7 and the foreign peers (CI installs them and runs these tests with --include-ignored)"]
 fn every_starting_point_builds_without_warnings_and_passes_conformance() {
     if !cargo_generate_available() {
         let message = "cargo-generate is not installed: `cargo install cargo-generate@0.23.7 --locked`";

@@ -56,7 +56,7 @@ fn browser() -> Option<PathBuf> {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the foreign peers: bash conformance/peers/install.sh (CI runs it and these tests with --ignored)"]
+#[ignore = "needs the foreign peers: bash conformance/peers/install.sh (CI runs it and these tests with --include-ignored)"]
 async fn every_screen_works_in_headless_chromium() {
     let Some(node) = browser() else { return };
     let utilities = common::utilities().await;

@@ -142,7 +142,7 @@ fn runtime() -> tokio::runtime::Runtime {
 }
 
 #[test]
-#[ignore = "needs the foreign peers: bash conformance/peers/install.sh (CI runs it and these tests with --ignored)"]
+#[ignore = "needs the foreign peers: bash conformance/peers/install.sh (CI runs it and these tests with --include-ignored)"]
 fn every_client_scenario_passes_or_is_in_the_baseline() {
     let Some(peers) = Peers::require() else { return };
     // The suite splits --command on spaces.
@@ -224,7 +224,7 @@ fn write_table(table: &[(String, String, bool)]) {
 }
 
 #[test]
-#[ignore = "needs the foreign peers: bash conformance/peers/install.sh (CI runs it and these tests with --ignored)"]
+#[ignore = "needs the foreign peers: bash conformance/peers/install.sh (CI runs it and these tests with --include-ignored)"]
 fn a_stale_client_baseline_entry_fails_the_run() {
     let Some(peers) = Peers::require() else { return };
     runtime().block_on(async {

@@ -33,7 +33,7 @@ fn results(out: &Path) -> BTreeMap<String, Vec<Value>> {
 }
 
 #[test]
-#[ignore = "needs the foreign peers: bash conformance/peers/install.sh (CI runs it and these tests with --ignored)"]
+#[ignore = "needs the foreign peers: bash conformance/peers/install.sh (CI runs it and these tests with --include-ignored)"]
 fn every_server_scenario_passes_or_is_in_the_baseline() {
     let Some(peers) = Peers::require() else { return };
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -105,7 +105,7 @@ fn write_table(table: &BTreeMap<String, Vec<(String, bool)>>) {
 }
 
 #[test]
-#[ignore = "needs the foreign peers: bash conformance/peers/install.sh (CI runs it and these tests with --ignored)"]
+#[ignore = "needs the foreign peers: bash conformance/peers/install.sh (CI runs it and these tests with --include-ignored)"]
 fn a_stale_baseline_entry_fails_the_run() {
     let Some(peers) = Peers::require() else { return };
     let runtime = tokio::runtime::Builder::new_current_thread()

@@ -10,7 +10,7 @@ use aep_sdk::server::AepExtension;
 use common::{EchoAndTool, serve};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the foreign peers: bash conformance/peers/install.sh (CI runs it and these tests with --ignored)"]
+#[ignore = "needs the foreign peers: bash conformance/peers/install.sh (CI runs it and these tests with --include-ignored)"]
 async fn chromium_on_localhost_gets_through_and_a_foreign_page_does_not() {
     let Some(peers) = Peers::require() else { return };
     let base = serve(EchoAndTool.into_extension().unwrap()).await;

@@ -38,7 +38,7 @@ async fn aep_host(args: &[&str]) -> (ExitCode, String) {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the foreign peers: bash conformance/peers/install.sh (CI runs it and these tests with --ignored)"]
+#[ignore = "needs the foreign peers: bash conformance/peers/install.sh (CI runs it and these tests with --include-ignored)"]
 async fn conformance_runner_passes_the_python_extension_and_its_variants() {
     let Some(peers) = Peers::require() else { return };
     for flags in VARIANTS {
@@ -77,7 +77,7 @@ async fn conformance_runner_passes_the_python_extension_and_its_variants() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the foreign peers: bash conformance/peers/install.sh (CI runs it and these tests with --ignored)"]
+#[ignore = "needs the foreign peers: bash conformance/peers/install.sh (CI runs it and these tests with --include-ignored)"]
 async fn aep_host_discovers_resolves_calls_and_chats_with_the_python_extension() {
     let Some(peers) = Peers::require() else { return };
     for flags in VARIANTS {

@@ -45,7 +45,7 @@ fn gateway(catalog: Catalog) -> ExtensionServer {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the foreign peers: bash conformance/peers/install.sh (CI runs it and these tests with --ignored)"]
+#[ignore = "needs the foreign peers: bash conformance/peers/install.sh (CI runs it and these tests with --include-ignored)"]
 async fn two_extensions_behind_the_gateway_pass_every_peer() {
     let Some(peers) = Peers::require() else { return };
     let utilities = serve(
@@ -101,7 +101,7 @@ async fn two_extensions_behind_the_gateway_pass_every_peer() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the foreign peers: bash conformance/peers/install.sh (CI runs it and these tests with --ignored)"]
+#[ignore = "needs the foreign peers: bash conformance/peers/install.sh (CI runs it and these tests with --include-ignored)"]
 async fn the_suites_tool_scenarios_pass_with_the_everything_server_behind_the_gateway() {
     let Some(peers) = Peers::require() else { return };
     let everything = serve(

@@ -15,7 +15,7 @@
 //!
 //! The providers are the scripted SDK extension of `conformance/host/tests/gateway_openai_support`.
 //! Each test needs the peers (the last also the llm server), so each is `#[ignore]`: CI
-//! runs them with `--ignored` after installing them.
+//! runs them with `--include-ignored` after installing them.
 
 #[path = "../../host/tests/gateway_openai_support/mod.rs"]
 mod support;
@@ -65,7 +65,7 @@ fn arguments(call: &Value) -> Value {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the foreign peers: bash conformance/peers/install.sh (CI runs it and these tests with --ignored)"]
+#[ignore = "needs the foreign peers: bash conformance/peers/install.sh (CI runs it and these tests with --include-ignored)"]
 async fn the_sdk_lists_the_models_as_provider_slash_model_owned_by_the_extension() {
     let Some(peers) = Peers::require() else { return };
     let scripted = Scripted::default().start();
@@ -95,7 +95,7 @@ async fn the_sdk_lists_the_models_as_provider_slash_model_owned_by_the_extension
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the foreign peers: bash conformance/peers/install.sh (CI runs it and these tests with --ignored)"]
+#[ignore = "needs the foreign peers: bash conformance/peers/install.sh (CI runs it and these tests with --include-ignored)"]
 async fn a_chat_whole_and_streamed_through_the_sdk_agree() {
     let Some(peers) = Peers::require() else { return };
     let provider = Scripted::default();
@@ -146,7 +146,7 @@ async fn a_chat_whole_and_streamed_through_the_sdk_agree() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the foreign peers: bash conformance/peers/install.sh (CI runs it and these tests with --ignored)"]
+#[ignore = "needs the foreign peers: bash conformance/peers/install.sh (CI runs it and these tests with --include-ignored)"]
 async fn a_tool_call_round_trip_through_the_sdk_whole_and_with_its_stream_helper() {
     let Some(peers) = Peers::require() else { return };
     let provider = Scripted::default();
@@ -208,7 +208,7 @@ async fn a_tool_call_round_trip_through_the_sdk_whole_and_with_its_stream_helper
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the foreign peers: bash conformance/peers/install.sh (CI runs it and these tests with --ignored)"]
+#[ignore = "needs the foreign peers: bash conformance/peers/install.sh (CI runs it and these tests with --include-ignored)"]
 async fn what_the_gateway_refuses_or_reports_is_the_sdks_exception() {
     let Some(peers) = Peers::require() else { return };
     let scripted = Scripted::default().start();
@@ -262,7 +262,7 @@ async fn what_the_gateway_refuses_or_reports_is_the_sdks_exception() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the foreign peers: bash conformance/peers/install.sh (CI runs it and these tests with --ignored)"]
+#[ignore = "needs the foreign peers: bash conformance/peers/install.sh (CI runs it and these tests with --include-ignored)"]
 async fn closing_the_sdks_stream_cancels_the_provider() {
     let Some(peers) = Peers::require() else { return };
     let provider = Scripted::default();
@@ -426,7 +426,7 @@ async fn aep_openai(real: &RealServer) -> RunningBinary {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the foreign peers and the real model: bash conformance/peers/install.sh (CI runs it and these tests with --ignored)"]
+#[ignore = "needs the foreign peers and the real model: bash conformance/peers/install.sh (CI runs it and these tests with --include-ignored)"]
 async fn the_sdk_through_the_gateway_and_aep_openai_to_the_real_model() {
     let Some(peers) = Peers::require() else { return };
     let Some(program) = llm_server() else { return };

@@ -36,7 +36,7 @@ async fn endpoints() -> Vec<(String, Vec<&'static str>)> {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the foreign peers: bash conformance/peers/install.sh (CI runs it and these tests with --ignored)"]
+#[ignore = "needs the foreign peers: bash conformance/peers/install.sh (CI runs it and these tests with --include-ignored)"]
 async fn official_mcp_conformance_suite_passes_every_applicable_scenario() {
     let Some(peers) = Peers::require() else { return };
     let mut failures = Vec::new();
@@ -70,7 +70,7 @@ async fn official_mcp_conformance_suite_passes_every_applicable_scenario() {
 /// passes against utilities (the server with every capability): the whole suite runs
 /// against it once, as `--expected-failures` would, and a passing scenario must be run.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the foreign peers: bash conformance/peers/install.sh (CI runs it and these tests with --ignored)"]
+#[ignore = "needs the foreign peers: bash conformance/peers/install.sh (CI runs it and these tests with --include-ignored)"]
 async fn the_baseline_names_exactly_the_scenarios_not_run_and_none_of_them_passes() {
     let Some(peers) = Peers::require() else { return };
     let baseline = aep_peers::baseline().unwrap_or_else(|e| panic!("{e}"));
@@ -126,7 +126,7 @@ async fn the_baseline_names_exactly_the_scenarios_not_run_and_none_of_them_passe
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the foreign peers: bash conformance/peers/install.sh (CI runs it and these tests with --ignored)"]
+#[ignore = "needs the foreign peers: bash conformance/peers/install.sh (CI runs it and these tests with --include-ignored)"]
 async fn mcp_inspector_cli_lists_and_calls_every_read_only_tool_without_warnings() {
     let Some(peers) = Peers::require() else { return };
     for (url, tools) in endpoints().await {
@@ -139,7 +139,7 @@ async fn mcp_inspector_cli_lists_and_calls_every_read_only_tool_without_warnings
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the foreign peers: bash conformance/peers/install.sh (CI runs it and these tests with --ignored)"]
+#[ignore = "needs the foreign peers: bash conformance/peers/install.sh (CI runs it and these tests with --include-ignored)"]
 async fn official_python_clients_list_and_call_every_read_only_tool() {
     let Some(peers) = Peers::require() else { return };
     for (url, tools) in endpoints().await {

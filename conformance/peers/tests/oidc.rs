@@ -23,7 +23,7 @@ async fn start(options: OidcOptions) -> OidcProvider {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the foreign peers: bash conformance/peers/install.sh (CI runs it and these tests with --ignored)"]
+#[ignore = "needs the foreign peers: bash conformance/peers/install.sh (CI runs it and these tests with --include-ignored)"]
 async fn a_client_credentials_token_is_a_jwt_for_the_resource_with_the_scopes_asked() {
     if Peers::require().is_none() {
         return;
@@ -76,7 +76,7 @@ async fn a_client_credentials_token_is_a_jwt_for_the_resource_with_the_scopes_as
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the foreign peers: bash conformance/peers/install.sh (CI runs it and these tests with --ignored)"]
+#[ignore = "needs the foreign peers: bash conformance/peers/install.sh (CI runs it and these tests with --include-ignored)"]
 async fn metadata_and_jwks_are_served() {
     if Peers::require().is_none() {
         return;
@@ -135,7 +135,7 @@ async fn metadata_and_jwks_are_served() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the foreign peers: bash conformance/peers/install.sh (CI runs it and these tests with --ignored)"]
+#[ignore = "needs the foreign peers: bash conformance/peers/install.sh (CI runs it and these tests with --include-ignored)"]
 async fn registration_code_and_pkce_through_the_login_give_a_token_for_the_resource() {
     if Peers::require().is_none() {
         return;
@@ -190,7 +190,7 @@ async fn registration_code_and_pkce_through_the_login_give_a_token_for_the_resou
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the foreign peers: bash conformance/peers/install.sh (CI runs it and these tests with --ignored)"]
+#[ignore = "needs the foreign peers: bash conformance/peers/install.sh (CI runs it and these tests with --include-ignored)"]
 async fn public_clients_need_pkce_and_loopback_ports_are_free_for_native_ones() {
     if Peers::require().is_none() {
         return;
@@ -237,7 +237,7 @@ async fn public_clients_need_pkce_and_loopback_ports_are_free_for_native_ones() 
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the foreign peers: bash conformance/peers/install.sh (CI runs it and these tests with --ignored)"]
+#[ignore = "needs the foreign peers: bash conformance/peers/install.sh (CI runs it and these tests with --include-ignored)"]
 async fn tokens_expire_with_a_short_ttl() {
     if Peers::require().is_none() {
         return;
@@ -304,7 +304,7 @@ fn now() -> u64 {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the foreign peers: bash conformance/peers/install.sh (CI runs it and these tests with --ignored)"]
+#[ignore = "needs the foreign peers: bash conformance/peers/install.sh (CI runs it and these tests with --include-ignored)"]
 async fn a_bad_pre_registered_client_fails_the_start_with_the_reason() {
     if Peers::require().is_none() {
         return;

@@ -101,7 +101,7 @@ async fn aep_host(args: &[&str]) -> (Result<ExitCode, HostError>, String) {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the foreign peers: bash conformance/peers/install.sh (CI runs it and these tests with --ignored)"]
+#[ignore = "needs the foreign peers: bash conformance/peers/install.sh (CI runs it and these tests with --include-ignored)"]
 async fn the_cli_signs_a_machine_in_with_client_credentials_and_calls_a_utilities_tool() {
     if Peers::require().is_none() {
         return;
@@ -159,7 +159,7 @@ async fn the_cli_signs_a_machine_in_with_client_credentials_and_calls_a_utilitie
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the foreign peers: bash conformance/peers/install.sh (CI runs it and these tests with --ignored)"]
+#[ignore = "needs the foreign peers: bash conformance/peers/install.sh (CI runs it and these tests with --include-ignored)"]
 async fn a_person_signs_in_with_pkce_and_dynamic_registration_through_the_login_pages() {
     if Peers::require().is_none() {
         return;
@@ -262,7 +262,7 @@ fn files(issuer: &OidcProvider) -> (ExtensionServer, Url) {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the foreign peers: bash conformance/peers/install.sh (CI runs it and these tests with --ignored)"]
+#[ignore = "needs the foreign peers: bash conformance/peers/install.sh (CI runs it and these tests with --include-ignored)"]
 async fn a_token_without_the_tools_scope_is_refused_with_403_naming_what_to_ask_for() {
     if Peers::require().is_none() {
         return;
@@ -316,7 +316,7 @@ async fn step_up(issuer: &OidcProvider, mcp: &Url, options: OAuthOptions) -> (Va
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the foreign peers: bash conformance/peers/install.sh (CI runs it and these tests with --ignored)"]
+#[ignore = "needs the foreign peers: bash conformance/peers/install.sh (CI runs it and these tests with --include-ignored)"]
 async fn the_host_steps_up_mid_session_with_client_credentials() {
     if Peers::require().is_none() {
         return;
@@ -332,7 +332,7 @@ async fn the_host_steps_up_mid_session_with_client_credentials() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the foreign peers: bash conformance/peers/install.sh (CI runs it and these tests with --ignored)"]
+#[ignore = "needs the foreign peers: bash conformance/peers/install.sh (CI runs it and these tests with --include-ignored)"]
 async fn the_host_steps_up_mid_session_by_signing_the_person_in_again() {
     if Peers::require().is_none() {
         return;
@@ -366,7 +366,7 @@ async fn the_host_steps_up_mid_session_by_signing_the_person_in_again() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the foreign peers: bash conformance/peers/install.sh (CI runs it and these tests with --ignored)"]
+#[ignore = "needs the foreign peers: bash conformance/peers/install.sh (CI runs it and these tests with --include-ignored)"]
 async fn the_python_sdk_steps_up_on_403_but_its_registration_does_not_cover_the_new_scope() {
     let Some(peers) = Peers::require() else { return };
     let issuer = provider().await;

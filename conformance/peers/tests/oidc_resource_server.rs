@@ -151,7 +151,7 @@ fn b64(value: &Value) -> String {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the foreign peers: bash conformance/peers/install.sh (CI runs it and these tests with --ignored)"]
+#[ignore = "needs the foreign peers: bash conformance/peers/install.sh (CI runs it and these tests with --include-ignored)"]
 async fn the_binary_challenges_serves_its_metadata_and_takes_tokens_for_each_resource() {
     if Peers::require().is_none() {
         return;
@@ -213,7 +213,7 @@ async fn the_binary_challenges_serves_its_metadata_and_takes_tokens_for_each_res
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the foreign peers: bash conformance/peers/install.sh (CI runs it and these tests with --ignored)"]
+#[ignore = "needs the foreign peers: bash conformance/peers/install.sh (CI runs it and these tests with --include-ignored)"]
 async fn bad_tokens_are_refused_with_invalid_token_on_mcp_and_aep_routes() {
     if Peers::require().is_none() {
         return;
@@ -298,7 +298,7 @@ async fn bad_tokens_are_refused_with_invalid_token_on_mcp_and_aep_routes() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the foreign peers: bash conformance/peers/install.sh (CI runs it and these tests with --ignored)"]
+#[ignore = "needs the foreign peers: bash conformance/peers/install.sh (CI runs it and these tests with --include-ignored)"]
 async fn an_es256_token_of_the_second_issuer_is_good_until_it_expires() {
     if Peers::require().is_none() {
         return;
@@ -334,7 +334,7 @@ fn now() -> u64 {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the foreign peers: bash conformance/peers/install.sh (CI runs it and these tests with --ignored)"]
+#[ignore = "needs the foreign peers: bash conformance/peers/install.sh (CI runs it and these tests with --include-ignored)"]
 async fn the_python_sdk_signs_in_to_the_utilities_binary_and_calls_a_tool() {
     let Some(peers) = Peers::require() else { return };
     let setup = Setup::start().await;
@@ -373,7 +373,7 @@ async fn the_python_sdk_signs_in_to_the_utilities_binary_and_calls_a_tool() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the foreign peers: bash conformance/peers/install.sh (CI runs it and these tests with --ignored)"]
+#[ignore = "needs the foreign peers: bash conformance/peers/install.sh (CI runs it and these tests with --include-ignored)"]
 async fn an_issuer_restarted_with_new_keys_is_followed_and_its_old_key_is_dropped() {
     if Peers::require().is_none() {
         return;

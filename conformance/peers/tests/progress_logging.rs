@@ -22,7 +22,7 @@ use aep_sdk::server::{AepExtension, ConnectionLimits};
 use common::progress::{cancellation, progress_and_levels};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the foreign peers: bash conformance/peers/install.sh (CI runs it and these tests with --ignored)"]
+#[ignore = "needs the foreign peers: bash conformance/peers/install.sh (CI runs it and these tests with --include-ignored)"]
 async fn python_clients_get_progress_in_order_only_the_logs_at_their_level_and_cancel_in_time() {
     let Some(peers) = Peers::require() else {
         return;

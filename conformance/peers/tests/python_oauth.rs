@@ -8,7 +8,7 @@ use aep_peers::{OidcOptions, OidcProvider, Peers};
 use serde_json::{Value, json};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the foreign peers: bash conformance/peers/install.sh (CI runs it and these tests with --ignored)"]
+#[ignore = "needs the foreign peers: bash conformance/peers/install.sh (CI runs it and these tests with --include-ignored)"]
 async fn the_python_sdk_signs_in_and_calls_a_protected_fastmcp_server() {
     let Some(peers) = Peers::require() else { return };
     let server = OidcProvider::start(OidcOptions::default())

@@ -127,7 +127,7 @@ fn assert_styles(default: &str, short: &str, bullets: &str, who: &str) {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the foreign peers: bash conformance/peers/install.sh (CI runs it and these tests with --ignored)"]
+#[ignore = "needs the foreign peers: bash conformance/peers/install.sh (CI runs it and these tests with --include-ignored)"]
 async fn official_python_clients_read_every_resource_the_template_and_get_the_prompt() {
     let Some(peers) = Peers::require() else { return };
     let url = utilities().await;
@@ -194,7 +194,7 @@ async fn official_python_clients_read_every_resource_the_template_and_get_the_pr
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the foreign peers: bash conformance/peers/install.sh (CI runs it and these tests with --ignored)"]
+#[ignore = "needs the foreign peers: bash conformance/peers/install.sh (CI runs it and these tests with --include-ignored)"]
 async fn mcp_inspector_cli_lists_and_reads_resources_gets_the_prompt_and_sets_the_log_level() {
     let Some(peers) = Peers::require() else { return };
     let url = utilities().await;

@@ -125,7 +125,7 @@ async fn extension_in_front(flavor: Flavor, real: &RealServer) -> common::Stand2
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the real model: bash conformance/peers/install.sh (CI runs it and these tests with --ignored)"]
+#[ignore = "needs the real model: bash conformance/peers/install.sh (CI runs it and these tests with --include-ignored)"]
 async fn real_tokens_usage_conformance_cancellation_and_an_agent_turn() {
     let Some(program) = llm_server() else { return };
     let real = RealServer::start(&program).await;

@@ -53,7 +53,7 @@ async fn walk(inspector: &Inspector, oidc: &OidcProvider, started: &Value, login
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the foreign peers: bash conformance/peers/install.sh (CI runs it and these tests with --ignored)"]
+#[ignore = "needs the foreign peers: bash conformance/peers/install.sh (CI runs it and these tests with --include-ignored)"]
 async fn signing_in_gives_each_resource_its_own_token_and_signing_out_forgets_them() {
     let Some(oidc) = authorization_server(OidcOptions::default()).await else {
         return;
@@ -216,7 +216,7 @@ async fn signing_in_gives_each_resource_its_own_token_and_signing_out_forgets_th
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the foreign peers: bash conformance/peers/install.sh (CI runs it and these tests with --ignored)"]
+#[ignore = "needs the foreign peers: bash conformance/peers/install.sh (CI runs it and these tests with --include-ignored)"]
 async fn a_forged_redirect_a_refused_consent_and_an_expired_sign_in_are_said_so() {
     // A pre-registered public client: no registration, any loopback port.
     let client = OidcClient::public_native("aep-inspector-test", "http://127.0.0.1/oauth/callback");
