@@ -22,6 +22,7 @@ mod error;
 mod lines;
 mod sse;
 mod token;
+mod wire_order;
 
 use std::pin::Pin;
 use std::sync::Arc;
@@ -37,6 +38,7 @@ pub use error::{ClientError, codes};
 pub use lines::{LineError, LineReader, error_chain};
 pub use sse::{MAX_EVENT_BYTES, SseDecoder};
 pub use token::{Challenge, MAX_CHALLENGES, TokenSource};
+pub use wire_order::WireOrder;
 
 use crate::protocol::{
     ChatRequest, ChatResponse, ChatUpdate, ConfigurationCatalog, ErrorResponse, Health, Manifest,

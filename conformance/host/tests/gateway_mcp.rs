@@ -14,15 +14,16 @@ use aep_host::catalog::Catalog;
 use aep_host::gateway::Gateway;
 use aep_host::mcp::McpPool;
 use aep_host::registry::Registry;
+use aep_sdk::client::WireOrder;
 use aep_sdk::prelude::*;
 use aep_sdk::protocol::ProtocolVersion;
 use aep_sdk::testing::{ExtensionServer, ServeOptions, serve};
 use aep_sdk::tool::{LogLevel, ToolSwitch};
 use rmcp::model::{
-    CallToolRequest, CallToolRequestParams, CallToolResult, ClientRequest, ErrorCode, LoggingLevel,
-    ProgressNotificationParam, ServerResult, SetLevelRequestParams, Tool,
+    CallToolRequest, CallToolRequestParams, CallToolResult, ClientRequest, ErrorCode, JsonRpcMessage,
+    LoggingLevel, ProgressNotificationParam, ServerNotification, ServerResult, SetLevelRequestParams, Tool,
 };
-use rmcp::service::{NotificationContext, PeerRequestOptions, RoleClient, RunningService};
+use rmcp::service::{NotificationContext, PeerRequestOptions, RoleClient, RunningService, RxJsonRpcMessage};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::{ClientHandler, ServiceExt};
 use serde_json::{Value, json};
@@ -54,6 +55,16 @@ impl Second {
         self.cancelled.store(true, Ordering::SeqCst);
         "cancelled".to_owned()
     }
+
+    /// Sends `n` progress notifications and `n` log messages back to back.
+    #[tool(name = "burst", id = "second.burst")]
+    async fn burst(&self, n: u32, ctx: ToolContext) -> String {
+        for i in 1..=n {
+            ctx.progress(f64::from(i), Some(f64::from(n)), None).await;
+            ctx.log(LogLevel::Info, i).await;
+        }
+        format!("sent {n}")
+    }
 }
 
 #[derive(Clone, Default)]
@@ -63,23 +74,27 @@ struct Watch {
     list_changed: Arc<AtomicUsize>,
 }
 
+impl Watch {
+    /// Records progress and log messages as the transport receives them: rmcp runs its
+    /// handlers on tasks of their own, in no fixed order.
+    fn record(&self, message: &RxJsonRpcMessage<RoleClient>) {
+        let JsonRpcMessage::Notification(n) = message else {
+            return;
+        };
+        match &n.notification {
+            ServerNotification::ProgressNotification(p) => {
+                self.progress.lock().unwrap().push(p.params.clone())
+            }
+            ServerNotification::LoggingMessageNotification(l) => {
+                let params = l.params.clone();
+                self.logs.lock().unwrap().push((params.level, params.data));
+            }
+            _ => {}
+        }
+    }
+}
+
 impl ClientHandler for Watch {
-    async fn on_progress(
-        &self,
-        params: ProgressNotificationParam,
-        _context: NotificationContext<RoleClient>,
-    ) {
-        self.progress.lock().unwrap().push(params);
-    }
-
-    async fn on_logging_message(
-        &self,
-        params: rmcp::model::LoggingMessageNotificationParam,
-        _context: NotificationContext<RoleClient>,
-    ) {
-        self.logs.lock().unwrap().push((params.level, params.data));
-    }
-
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
         self.list_changed.fetch_add(1, Ordering::SeqCst);
     }
@@ -118,6 +133,10 @@ fn setup() -> Setup {
 
 async fn connect(base_url: &str, watch: Watch) -> RunningService<RoleClient, Watch> {
     let transport = StreamableHttpClientTransport::from_uri(format!("{base_url}/mcp"));
+    let recorder = watch.clone();
+    let transport = WireOrder::new(transport, move |m: &RxJsonRpcMessage<RoleClient>| {
+        recorder.record(m)
+    });
     watch.serve(transport).await.expect("connected")
 }
 
@@ -281,6 +300,43 @@ async fn progress_and_logs_are_relayed_and_cancellation_reaches_the_extension() 
         .await
         .unwrap();
     assert_eq!(text(&again), "OK");
+}
+
+/// Many notifications back to back, on runtimes with several workers (where rmcp's
+/// spawned handlers run in no fixed order): they reach the client as the extension sent
+/// them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn notifications_are_relayed_in_the_order_they_were_sent() {
+    let s = setup();
+    let watch = Watch::default();
+    let client = connect(&s.gateway.base_url, watch.clone()).await;
+    client
+        .set_level(SetLevelRequestParams::new(LoggingLevel::Debug))
+        .await
+        .unwrap();
+    let result = client
+        .call_tool(call("second.burst", json!({"n": 200})))
+        .await
+        .unwrap();
+    assert_eq!(text(&result), "sent 200");
+    // Progress travels with the answer: all of it is there.
+    let progress: Vec<f64> = watch
+        .progress
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|p| p.progress)
+        .collect();
+    assert_eq!(progress, (1..=200).map(f64::from).collect::<Vec<_>>());
+    eventually("200 log messages", || watch.logs.lock().unwrap().len() == 200).await;
+    let logs: Vec<Value> = watch
+        .logs
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|(_, data)| data.clone())
+        .collect();
+    assert_eq!(logs, (1..=200).map(|i| json!(i)).collect::<Vec<_>>());
 }
 
 #[tokio::test]

@@ -12,17 +12,17 @@ use reqwest::Method;
 use reqwest::header;
 use rmcp::ClientHandler;
 use rmcp::model::{
-    CallToolResult, ClientCapabilities, ClientConfig, Implementation, ProgressNotificationParam,
-    ProgressToken, Prompt, ProtocolVersion as McpVersion, Resource, ResourceTemplate, ServerCapabilities,
-    Tool,
+    CallToolResult, ClientCapabilities, ClientConfig, Implementation, JsonRpcMessage,
+    ProgressNotificationParam, ProgressToken, Prompt, ProtocolVersion as McpVersion, Resource,
+    ResourceTemplate, ServerCapabilities, ServerNotification, Tool,
 };
-use rmcp::service::{
-    ClientLifecycleMode, ClientServiceExt, MaybeSendFuture, NotificationContext, RoleClient, RunningService,
-};
+use rmcp::service::{ClientLifecycleMode, ClientServiceExt, RoleClient, RunningService, RxJsonRpcMessage};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use serde_json::json;
 use url::Url;
+
+use aep_sdk::client::WireOrder;
 
 use crate::http::{Http, essence, is_json_type};
 
@@ -30,7 +30,8 @@ use crate::http::{Http, essence, is_json_type};
 pub(crate) type McpClient = RunningService<RoleClient, Recorder>;
 
 /// The client handler: answers nothing, and keeps every `notifications/progress` in the
-/// order the client handled them.
+/// order the server sent them (its transport records them, [`Recorder::wire_order`]: rmcp
+/// runs handlers on tasks of their own, in no fixed order).
 pub(crate) struct Recorder {
     info: ClientConfig,
     progress: Arc<Mutex<Vec<ProgressNotificationParam>>>,
@@ -58,9 +59,27 @@ impl Recorder {
         self.seen().get(from..).map(<[_]>::to_vec).unwrap_or_default()
     }
 
-    /// Waits (at most `bound`) until no progress notification has arrived for 50 ms:
-    /// notifications are handled on tasks of their own, and may trail the answer they
-    /// preceded on the wire.
+    /// The transport around `transport` that records its progress notifications here.
+    fn wire_order<T>(
+        &self,
+        transport: T,
+    ) -> WireOrder<T, impl FnMut(&RxJsonRpcMessage<RoleClient>) + Send + 'static> {
+        let progress = self.progress.clone();
+        WireOrder::new(transport, move |message: &RxJsonRpcMessage<RoleClient>| {
+            if let JsonRpcMessage::Notification(n) = message
+                && let ServerNotification::ProgressNotification(p) = &n.notification
+            {
+                progress
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .push(p.params.clone());
+            }
+        })
+    }
+
+    /// Waits (at most `bound`) until no progress notification has arrived for 50 ms: a
+    /// server may send a call's progress on its session's stream, and that may trail the
+    /// answer sent on the call's own.
     pub(crate) async fn settle(&self, bound: Duration) {
         let deadline = tokio::time::Instant::now() + bound;
         let mut last = self.progress_count();
@@ -76,15 +95,6 @@ impl Recorder {
 }
 
 impl ClientHandler for Recorder {
-    fn on_progress(
-        &self,
-        params: ProgressNotificationParam,
-        _context: NotificationContext<RoleClient>,
-    ) -> impl Future<Output = ()> + MaybeSendFuture + '_ {
-        self.seen().push(params);
-        std::future::ready(())
-    }
-
     fn get_info(&self) -> ClientConfig {
         self.info.clone()
     }
@@ -274,13 +284,9 @@ impl McpServer {
         version: McpVersion,
     ) -> Result<McpClient, String> {
         let url = self.endpoint.clone()?;
-        let transport = self.transport(http, &url);
-        match tokio::time::timeout(
-            http.timeout,
-            Recorder::new(client_info(version)).serve_with_lifecycle(transport, lifecycle),
-        )
-        .await
-        {
+        let recorder = Recorder::new(client_info(version));
+        let transport = recorder.wire_order(self.transport(http, &url));
+        match tokio::time::timeout(http.timeout, recorder.serve_with_lifecycle(transport, lifecycle)).await {
             Ok(Ok(client)) => Ok(client),
             Ok(Err(error)) => Err(format!("{url}: {error}")),
             Err(_) => Err(format!("{url}: no handshake within {:?}", http.timeout)),

@@ -1,9 +1,10 @@
 //! The rmcp client handler of a pooled connection: it turns
 //! `notifications/tools/list_changed` into a new tool-list generation (and tells the
-//! pool's subscribers), relays progress and log messages to relayed calls
-//! ([`super::relay`]), and answers
+//! pool's subscribers) and answers
 //! `elicitation/create` by the pool's [`ElicitationPolicy`] (without one it declares no
-//! `elicitation` capability and rmcp declines).
+//! `elicitation` capability and rmcp declines). Progress and log messages are relayed
+//! before the handler, as the transport receives them ([`relay_in_wire_order`]), where
+//! their order is still the server's.
 
 // Logging: deprecated by rmcp for the 2026-07-28 revision, relayed for 2025-11-25 clients.
 #![allow(deprecated)]
@@ -14,9 +15,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use rmcp::model::{
     ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult, ElicitationAction, Implementation,
-    LoggingMessageNotificationParam, ProgressNotificationParam,
+    JsonRpcMessage, ServerNotification,
 };
-use rmcp::service::{MaybeSendFuture, NotificationContext, RequestContext, RoleClient};
+use rmcp::service::{MaybeSendFuture, NotificationContext, RequestContext, RoleClient, RxJsonRpcMessage};
 use rmcp::{ClientHandler, ErrorData};
 use tokio::sync::broadcast;
 use url::Url;
@@ -35,6 +36,31 @@ pub(crate) struct Signals {
     pub(crate) elicitations: AtomicU64,
     /// The relayed calls in flight on the connection.
     pub(crate) relays: Relays,
+}
+
+/// What the connection's transport ([`aep_sdk::client::WireOrder`]) shows each message
+/// from the server at `url` to: progress and log messages go to the relayed calls in the
+/// order the server sent them (rmcp runs its handlers on tasks of their own, in no fixed
+/// order), and before the call's answer that followed them.
+pub(crate) fn relay_in_wire_order(
+    signals: Arc<Signals>,
+    url: Url,
+) -> impl FnMut(&RxJsonRpcMessage<RoleClient>) + Send + 'static {
+    move |message| {
+        let JsonRpcMessage::Notification(notification) = message else {
+            return;
+        };
+        match &notification.notification {
+            ServerNotification::ProgressNotification(n) => signals.relays.progress(&n.params),
+            ServerNotification::LoggingMessageNotification(n) => {
+                let received = signals.relays.log(&n.params);
+                if received == 0 {
+                    tracing::debug!(%url, level = ?n.params.level, "MCP log message with no relayed call in flight");
+                }
+            }
+            _ => {}
+        }
+    }
 }
 
 pub(crate) struct Listener {
@@ -80,26 +106,6 @@ impl ClientHandler for Listener {
         tracing::debug!(url = %self.url, "MCP server says its tool list changed");
         // No subscriber is no error.
         let _ = self.changes.send(self.url.clone());
-        std::future::ready(())
-    }
-
-    fn on_progress(
-        &self,
-        params: ProgressNotificationParam,
-        _context: NotificationContext<RoleClient>,
-    ) -> impl Future<Output = ()> + MaybeSendFuture + '_ {
-        self.signals.relays.progress(&params);
-        std::future::ready(())
-    }
-
-    fn on_logging_message(
-        &self,
-        params: LoggingMessageNotificationParam,
-        _context: NotificationContext<RoleClient>,
-    ) -> impl Future<Output = ()> + MaybeSendFuture + '_ {
-        if self.signals.relays.log(&params) == 0 {
-            tracing::debug!(url = %self.url, level = ?params.level, "MCP log message with no relayed call in flight");
-        }
         std::future::ready(())
     }
 

@@ -14,7 +14,7 @@
 //! revision the gateway's clients speak has it, hence the `allow`s.
 #![allow(deprecated)]
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -58,65 +58,91 @@ pub struct Relay {
 #[derive(Debug, Default)]
 pub(crate) struct Relays {
     next: AtomicU64,
-    calls: Mutex<HashMap<u64, Entry>>,
+    state: Mutex<State>,
 }
+
+#[derive(Debug, Default)]
+struct State {
+    calls: HashMap<u64, Entry>,
+    /// Progress for a token no call has claimed yet: rmcp picks a request's token as it
+    /// sends it, so the server's first progress can arrive before [`Registered::claim`].
+    unclaimed: VecDeque<(Instant, ProgressNotificationParam)>,
+}
+
+/// At most this many unclaimed progress notifications are kept (for [`LINGER`]).
+const MAX_UNCLAIMED: usize = 256;
 
 #[derive(Debug)]
 struct Entry {
-    token: ProgressToken,
+    /// The request's progress token, once it was sent.
+    token: Option<ProgressToken>,
     events: mpsc::UnboundedSender<Relayed>,
     /// When the call ended; `None` while it is in flight.
     ended: Option<Instant>,
 }
 
+fn relayed(param: &ProgressNotificationParam) -> Relayed {
+    Relayed::Progress {
+        progress: param.progress,
+        total: param.total,
+        message: param.message.clone(),
+    }
+}
+
 impl Relays {
-    fn calls(&self) -> std::sync::MutexGuard<'_, HashMap<u64, Entry>> {
-        self.calls.lock().unwrap_or_else(|e| e.into_inner())
+    fn state(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Registers a call made with progress token `token`; dropping the guard ends it.
-    pub(crate) fn register(
-        &self,
-        token: ProgressToken,
-        events: mpsc::UnboundedSender<Relayed>,
-    ) -> Registered<'_> {
+    /// Registers a call about to be sent, so that log messages sent as soon as the
+    /// server has it reach it; [`Registered::claim`] then names its progress token.
+    /// Dropping the guard ends the call.
+    pub(crate) fn register(&self, events: mpsc::UnboundedSender<Relayed>) -> Registered<'_> {
         let key = self.next.fetch_add(1, Ordering::Relaxed);
-        let mut calls = self.calls();
+        let mut state = self.state();
         let now = Instant::now();
-        calls.retain(|_, e| e.ended.is_none_or(|t| now - t < LINGER));
-        calls.insert(
+        state
+            .calls
+            .retain(|_, e| e.ended.is_none_or(|t| now - t < LINGER));
+        state.calls.insert(
             key,
             Entry {
-                token,
+                token: None,
                 events,
                 ended: None,
             },
         );
-        drop(calls);
+        drop(state);
         Registered { relays: self, key }
     }
 
-    /// A server's progress: to the call with that token, if it is relayed.
+    /// A server's progress: to the call with that token, else kept until one claims it.
     pub(crate) fn progress(&self, param: &ProgressNotificationParam) {
-        let calls = self.calls();
-        if let Some(entry) = calls.values().find(|e| e.token == param.progress_token) {
-            let _ = entry.events.send(Relayed::Progress {
-                progress: param.progress,
-                total: param.total,
-                message: param.message.clone(),
-            });
+        let mut state = self.state();
+        let token = Some(&param.progress_token);
+        if let Some(entry) = state.calls.values().find(|e| e.token.as_ref() == token) {
+            let _ = entry.events.send(relayed(param));
+            return;
         }
+        let now = Instant::now();
+        state.unclaimed.retain(|(at, _)| now - *at < LINGER);
+        if state.unclaimed.len() == MAX_UNCLAIMED {
+            state.unclaimed.pop_front();
+        }
+        state.unclaimed.push_back((now, param.clone()));
     }
 
     /// A server's log message: to every relayed call in flight, else to the last one that
     /// ended, within [`LINGER`] (see the module's notes). Returns how many received it.
     pub(crate) fn log(&self, param: &LoggingMessageNotificationParam) -> usize {
-        let mut calls = self.calls();
+        let mut state = self.state();
         let now = Instant::now();
-        calls.retain(|_, e| !e.events.is_closed() && e.ended.is_none_or(|t| now - t < LINGER));
-        let in_flight: Vec<&Entry> = calls.values().filter(|e| e.ended.is_none()).collect();
+        state
+            .calls
+            .retain(|_, e| !e.events.is_closed() && e.ended.is_none_or(|t| now - t < LINGER));
+        let in_flight: Vec<&Entry> = state.calls.values().filter(|e| e.ended.is_none()).collect();
         let to = if in_flight.is_empty() {
-            calls.values().max_by_key(|e| e.ended).into_iter().collect()
+            state.calls.values().max_by_key(|e| e.ended).into_iter().collect()
         } else {
             in_flight
         };
@@ -132,10 +158,30 @@ pub(crate) struct Registered<'a> {
     key: u64,
 }
 
+impl Registered<'_> {
+    /// The call was sent with progress token `token`: progress for it that came first is
+    /// relayed now, in the order it came, and the rest as it comes.
+    pub(crate) fn claim(&self, token: ProgressToken) {
+        let mut state = self.relays.state();
+        let State { calls, unclaimed } = &mut *state;
+        let Some(entry) = calls.get_mut(&self.key) else {
+            return;
+        };
+        unclaimed.retain(|(_, param)| {
+            let mine = param.progress_token == token;
+            if mine {
+                let _ = entry.events.send(relayed(param));
+            }
+            !mine
+        });
+        entry.token = Some(token);
+    }
+}
+
 impl Drop for Registered<'_> {
     /// The call ended: it lingers (see [`Relays::log`], which forgets it after [`LINGER`]).
     fn drop(&mut self) {
-        if let Some(entry) = self.relays.calls().get_mut(&self.key) {
+        if let Some(entry) = self.relays.state().calls.get_mut(&self.key) {
             entry.ended = Some(Instant::now());
         }
     }

@@ -4,6 +4,7 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
+use aep_sdk::client::WireOrder;
 use rmcp::ServiceError;
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CallToolResult, CancelledNotificationParam, ClientRequest,
@@ -19,7 +20,7 @@ use tokio::time::timeout;
 use url::Url;
 
 use super::failure::{Failure, classify, initialize_failed, unreachable};
-use super::listener::{Listener, Signals};
+use super::listener::{Listener, Signals, relay_in_wire_order};
 use super::relay::Relay;
 use super::{McpRevision, PoolOptions, PoolStats};
 use crate::JsonObject;
@@ -158,6 +159,10 @@ impl Slot {
             self.options.elicitation,
             self.url.clone(),
             self.changes.clone(),
+        );
+        let transport = WireOrder::new(
+            transport,
+            relay_in_wire_order(self.signals.clone(), self.url.clone()),
         );
         match timeout(
             self.options.connect_timeout,
@@ -342,11 +347,9 @@ impl Slot {
                 .insert("io.modelcontextprotocol/logLevel".to_owned(), "debug".into());
             options.meta = Some(rmcp::model::RequestMetaObject(meta));
         }
+        let registered = self.signals.relays.register(relay.events.clone());
         let handle = peer.send_request_with_option(request, options).await?;
-        let _registered = self
-            .signals
-            .relays
-            .register(handle.progress_token.clone(), relay.events.clone());
+        registered.claim(handle.progress_token.clone());
         let mut abandoned = Abandoned {
             peer: peer.clone(),
             id: Some(handle.id.clone()),

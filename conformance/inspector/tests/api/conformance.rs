@@ -131,7 +131,25 @@ async fn the_recording_proxy_changes_no_conformance_verdict() {
             .collect()
     };
     assert!(verdicts(&direct).len() > 20);
-    assert_eq!(verdicts(through), verdicts(&direct), "{through}");
+    let differ: Vec<_> = verdicts(through)
+        .into_iter()
+        .zip(verdicts(&direct))
+        .filter(|(t, d)| t != d)
+        .collect();
+    let detail = |report: &Value, id: &str| {
+        report["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["id"] == id)
+            .cloned()
+    };
+    let why: Vec<_> = differ
+        .iter()
+        .map(|((id, _), _)| (detail(through, id), detail(&direct, id)))
+        .collect();
+    assert_eq!(verdicts(through).len(), verdicts(&direct).len(), "{through}");
+    assert!(differ.is_empty(), "through the proxy, then direct: {why:#?}");
     assert_eq!(through["success"], true, "{through}");
     let trace = inspector.trace(&id).await;
     assert!(
