@@ -317,6 +317,41 @@ impl ExtensionBuilder {
         self
     }
 
+    /// Lists `models` in the manifest under provider `provider` (its descriptor's
+    /// `models`), for models known only at start-up, e.g. from the command line; the
+    /// macro's `models = [...]` takes literals. An unknown provider id changes nothing.
+    ///
+    /// ```
+    /// use aep_sdk::prelude::*;
+    /// use aep_sdk::server::AepExtension;
+    ///
+    /// struct Echo;
+    ///
+    /// #[aep_extension(id = "acme.echo", name = "Echo")]
+    /// impl Echo {
+    ///     /// Says it back.
+    ///     #[model_provider(id = "echo", chat, streaming)]
+    ///     async fn chat(&self, request: ChatRequest) -> Result<ChatStream, AepError> {
+    ///         Ok(ChatStream::from_updates([ChatUpdate::text(request.model.clone())]))
+    ///     }
+    /// }
+    ///
+    /// let extension = Echo
+    ///     .extension_builder()
+    ///     .provider_models("echo", vec![ModelDescriptor::new("small")])
+    ///     .build()
+    ///     .unwrap();
+    /// let manifest = extension.manifest(aep_sdk::protocol::ProtocolVersion::LATEST);
+    /// let models = manifest.contributions.model_providers[0].models.as_ref().unwrap();
+    /// assert_eq!(models[0].id, "small");
+    /// ```
+    pub fn provider_models(mut self, provider: &str, models: Vec<crate::protocol::ModelDescriptor>) -> Self {
+        if let Some(registered) = self.providers.iter_mut().find(|r| r.descriptor.id == provider) {
+            Arc::make_mut(&mut registered.descriptor).models = Some(models);
+        }
+        self
+    }
+
     /// Adds a tool contribution; its `mcp.server` must name a server added with
     /// [`ExtensionBuilder::mcp_server`].
     pub fn tool(mut self, contribution: ToolContribution) -> Self {
