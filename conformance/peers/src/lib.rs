@@ -584,9 +584,19 @@ pub async fn start_binary(program: &Path) -> Result<RunningBinary, String> {
 
 /// [`start_binary`] with more arguments (`--oauth-issuer URL`, ...).
 pub async fn start_binary_with(program: &Path, args: &[&str]) -> Result<RunningBinary, String> {
+    start_binary_env(program, args, &[]).await
+}
+
+/// [`start_binary_with`] with environment variables set for the binary.
+pub async fn start_binary_env(
+    program: &Path,
+    args: &[&str],
+    env: &[(&str, &str)],
+) -> Result<RunningBinary, String> {
     let mut child = Command::new(program)
         .args(["--listen", "127.0.0.1:0"])
         .args(args)
+        .envs(env.iter().copied())
         .env("RUST_LOG", "info")
         .env("NO_COLOR", "1")
         .stdin(Stdio::null())

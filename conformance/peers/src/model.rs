@@ -12,10 +12,23 @@ use std::path::PathBuf;
 use std::process::Stdio;
 use std::time::Duration;
 
+use aep_sdk::protocol::{ChatRequest, Message, ModelOptions};
 use tokio::process::{Child, Command};
 
 /// The model's name on both servers (`--model_alias`, `--alias`).
 pub const MODEL: &str = "smollm2";
+
+/// A chat with [`MODEL`]: one user message, at most `max_tokens` tokens, temperature 0.
+pub fn short(text: &str, max_tokens: u32) -> ChatRequest {
+    ChatRequest {
+        options: Some(ModelOptions {
+            max_output_tokens: Some(max_tokens),
+            temperature: Some(0.0),
+            ..ModelOptions::default()
+        }),
+        ..ChatRequest::new(MODEL, vec![Message::user(text)])
+    }
+}
 
 /// How long a server may take to load the model (two shared cores).
 pub const LOAD_TIMEOUT: Duration = Duration::from_secs(120);

@@ -11,8 +11,8 @@ use std::time::Duration;
 
 use aep_openai_compatible::config::UpstreamConfig;
 use aep_openai_compatible::flavor::Flavor;
-use aep_peers::model::{LOAD_TIMEOUT, MODEL, ModelServer};
-use aep_sdk::protocol::{Availability, ChatRequest, ChatUpdate, FinishReason, Message, ModelOptions};
+use aep_peers::model::{LOAD_TIMEOUT, MODEL, ModelServer, short};
+use aep_sdk::protocol::{Availability, ChatRequest, ChatUpdate, FinishReason, ModelOptions};
 use futures::StreamExt;
 use serde_json::{Value, json};
 
@@ -27,17 +27,6 @@ async fn llamacpp(server: &ModelServer, include_usage: bool) -> common::Stand2 {
         server,
         client,
         flavor: Flavor::LlamaCpp,
-    }
-}
-
-fn short(text: &str, max_tokens: u32) -> ChatRequest {
-    ChatRequest {
-        options: Some(ModelOptions {
-            max_output_tokens: Some(max_tokens),
-            temperature: Some(0.0),
-            ..ModelOptions::default()
-        }),
-        ..ChatRequest::new(MODEL, vec![Message::user(text)])
     }
 }
 

@@ -22,22 +22,11 @@ use aep_host::models::ModelRef;
 use aep_host::registry::Registry;
 use aep_openai_compatible::config::UpstreamConfig;
 use aep_openai_compatible::flavor::Flavor;
-use aep_peers::model::{MODEL, ModelServer};
-use aep_sdk::protocol::{ChatRequest, FinishReason, Message, ModelOptions, ProtocolVersion};
+use aep_peers::model::{MODEL, ModelServer, short};
+use aep_sdk::protocol::{FinishReason, Message, ModelOptions, ProtocolVersion};
 use aep_sdk::server::AepExtension;
 use aep_sdk::testing::spawn;
 use futures::StreamExt;
-
-fn short(text: &str, max_tokens: u32) -> ChatRequest {
-    ChatRequest {
-        options: Some(ModelOptions {
-            max_output_tokens: Some(max_tokens),
-            temperature: Some(0.0),
-            ..ModelOptions::default()
-        }),
-        ..ChatRequest::new(MODEL, vec![Message::user(text)])
-    }
-}
 
 async fn extension_in_front(flavor: Flavor, real: &ModelServer) -> common::Stand2 {
     let mut config = UpstreamConfig::new(flavor, &real.base_url).expect("endpoint");

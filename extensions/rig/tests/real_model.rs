@@ -21,10 +21,10 @@ use aep_openai_compatible::config::UpstreamConfig;
 use aep_openai_compatible::flavor::Flavor;
 use aep_openai_compatible::openai::OpenAiExtension;
 use aep_openai_compatible::upstream::Upstream;
-use aep_peers::model::{MODEL, ModelServer};
+use aep_peers::model::{MODEL, ModelServer, short};
 use aep_rig::model::aep_model;
 use aep_sdk::client::Client;
-use aep_sdk::protocol::{ChatRequest, FinishReason, Message, ModelOptions};
+use aep_sdk::protocol::FinishReason;
 use aep_sdk::testing::spawn;
 use common::start_binary;
 use futures::StreamExt;
@@ -32,17 +32,6 @@ use rig_core::streaming::{Item, StreamEvent};
 
 /// Bound on one exchange with the real model (two shared cores).
 const SLOW: Duration = Duration::from_secs(120);
-
-fn short(text: &str, max_tokens: u32) -> ChatRequest {
-    ChatRequest {
-        options: Some(ModelOptions {
-            max_output_tokens: Some(max_tokens),
-            temperature: Some(0.0),
-            ..ModelOptions::default()
-        }),
-        ..ChatRequest::new(MODEL, vec![Message::user(text)])
-    }
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "needs the real model: bash conformance/peers/install.sh (CI runs it and these tests with --include-ignored)"]

@@ -2,14 +2,14 @@
 //! `#[aep_extension]`), the utilities extension, and servers on 127.0.0.1:0.
 #![allow(dead_code)] // each test binary uses a different subset
 
-use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use aep_host::catalog::Catalog;
 use aep_host::mcp::McpPool;
 use aep_host::registry::Registry;
+use aep_peers::{RunningBinary, start_binary_env};
 use aep_sdk::client::Client;
 use aep_sdk::prelude::*;
 use aep_sdk::protocol::ProtocolVersion;
@@ -233,50 +233,15 @@ pub async fn eventually(what: &str, done: impl Fn() -> bool) {
     assert!(waited.is_ok(), "{what}: not within {BOUND:?}");
 }
 
-/// Kills the child when the test ends, however it ends.
-pub struct Running(Child);
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("a free port")
-}
-
-/// Starts `aep-rig` with `args` on a free port and waits until it answers discovery.
-pub async fn start_binary(args: &[&str], env: &[(&str, &str)]) -> (Running, Client) {
-    let listen = format!("127.0.0.1:{}", free_port());
-    let mut command = Command::new(env!("CARGO_BIN_EXE_aep-rig"));
-    command
-        .args(args)
-        .args(["--listen", &listen])
-        .env("RUST_LOG", "warn")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null());
-    for (key, value) in env {
-        command.env(key, value);
-    }
-    let running = Running(command.spawn().expect("the binary starts"));
-    let client = Client::builder(&format!("http://{listen}"))
+/// Starts `aep-rig` with `args` and `env` on a free port (see [`aep_peers::start_binary_env`]).
+pub async fn start_binary(args: &[&str], env: &[(&str, &str)]) -> (RunningBinary, Client) {
+    let program = std::path::Path::new(env!("CARGO_BIN_EXE_aep-rig"));
+    let running = start_binary_env(program, args, env)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let client = Client::builder(&running.base_url)
         .read_timeout(BOUND)
         .build()
         .unwrap();
-    let probe = client.clone();
-    let ready = Arc::new(AtomicBool::new(false));
-    let flag = ready.clone();
-    tokio::spawn(async move {
-        while probe.discover().await.is_err() {
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-        flag.store(true, Ordering::SeqCst);
-    });
-    eventually("the binary answers discovery", || ready.load(Ordering::SeqCst)).await;
     (running, client)
 }
