@@ -54,6 +54,7 @@ impl Caller {
 
     /// The bearer of a validated OAuth access token. Its identity is the subject, else
     /// the client id (a client-credentials token may have no subject of its own).
+    #[cfg(feature = "oauth")]
     pub(crate) fn from_token(facts: TokenFacts) -> Self {
         let identity = facts
             .subject

@@ -102,6 +102,16 @@ pub mod codes {
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct ResponseCode(pub(crate) &'static str);
 
+/// The refusal of native options naming an option set that provider `provider` does not
+/// have (every set, when the extension declares none).
+pub(crate) fn option_set_unsupported(option_set: &str, provider: &str) -> AepError {
+    AepError::unprocessable(
+        codes::OPTION_SET_UNSUPPORTED,
+        format!("Option set '{option_set}' is not supported by model provider '{provider}'."),
+    )
+    .with_target("options.nativeOptions.optionSet")
+}
+
 impl AepError {
     /// An error with any status and code.
     pub fn new(status: StatusCode, code: impl Into<String>, message: impl Into<String>) -> Self {

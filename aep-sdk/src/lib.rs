@@ -72,6 +72,7 @@
 #![warn(missing_docs)]
 
 pub mod caller;
+#[cfg(feature = "config")]
 pub mod config;
 pub mod error;
 pub mod protocol;

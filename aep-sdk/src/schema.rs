@@ -1,5 +1,5 @@
-//! JSON Schemas: generated from Rust types here, checked by [`Validator`] (see
-//! [`validator`]).
+//! JSON Schemas: generated from Rust types here, checked by `Validator` (see
+//! `validator`; feature `config`).
 //!
 //! Generated schemas serve tool inputs and outputs and option
 //! sets alike: draft 2020-12, subschemas inlined, no `$schema` member, and only the
@@ -26,8 +26,10 @@
 //! assert!(schema["properties"]["ratio"].get("format").is_none());
 //! ```
 
+#[cfg(feature = "config")]
 pub mod validator;
 
+#[cfg(feature = "config")]
 pub use validator::{Issue, IssueKind, Rules, Step, Validator, schema_problems};
 
 use schemars::generate::SchemaSettings;

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use super::{Configuration, ValidationIssue};
 use crate::AepError;
-use crate::error::codes;
+use crate::error::{codes, option_set_unsupported};
 use crate::protocol::{ChatRequest, ModelProviderDescriptor, VersionedOptions};
 
 /// The validated envelope as the request context holds it.
@@ -43,16 +43,7 @@ impl Configuration {
             .sets
             .iter()
             .find(|s| s.id == native.option_set && s.contribution_id.eq_ignore_ascii_case(&descriptor.id))
-            .ok_or_else(|| {
-                AepError::unprocessable(
-                    codes::OPTION_SET_UNSUPPORTED,
-                    format!(
-                        "Option set '{}' is not supported by model provider '{}'.",
-                        native.option_set, descriptor.id
-                    ),
-                )
-                .with_target("options.nativeOptions.optionSet")
-            })?;
+            .ok_or_else(|| option_set_unsupported(&native.option_set, &descriptor.id))?;
         let version = set.version(&native.version).ok_or_else(|| {
             let known = set
                 .versions

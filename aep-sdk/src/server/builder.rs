@@ -42,6 +42,8 @@ pub(crate) struct Settings {
     pub(crate) public_paths: Vec<String>,
     /// The bound on tool calls that have none of their own (`--tool-timeout`).
     pub(crate) tool_timeout: Option<Duration>,
+    /// Whether Prometheus metrics are recorded.
+    pub(crate) metrics: bool,
 }
 
 /// A configured extension: serve it with [`Extension::serve`] or take its
@@ -64,7 +66,7 @@ pub struct Extension {
     manifest: Manifest,
     shared: Arc<Shared>,
     routes: Router,
-    mcp: Vec<McpMount>,
+    pub(crate) mcp: Vec<McpMount>,
     pub(crate) settings: Settings,
     pub(crate) shutdown: CancellationToken,
     metrics: Option<Arc<Metrics>>,
@@ -99,10 +101,13 @@ impl Extension {
                 scopes: ScopePolicy::default(),
                 public_paths: Vec::new(),
                 tool_timeout: None,
+                metrics: false,
             },
+            serve_args: None,
             mcp_scopes: Vec::new(),
             keep_alive: DEFAULT_KEEP_ALIVE,
             shutdown: CancellationToken::new(),
+            #[cfg(feature = "config")]
             option_sets: Vec::new(),
         }
     }
@@ -191,18 +196,17 @@ impl Extension {
         self.shared.open_streams.get()
     }
 
-    /// Records Prometheus metrics (see [`Extension::metrics_router`] for the instruments).
-    /// [`Extension::serve`] turns them on with `--metrics-listen`, or when an OTLP
-    /// metrics endpoint is configured with the `otel` feature (then every sample also
-    /// goes to OTLP); off by default, and then nothing is recorded.
-    pub fn with_metrics(mut self) -> Self {
-        let streams = self.shared.open_streams.clone();
-        self.metrics = Some(Arc::new(Metrics::new(move || streams.get())));
-        self
+    /// Turns metrics on (what [`ExtensionBuilder::metrics`] and `--metrics-listen` ask).
+    pub(crate) fn record_metrics(&mut self) {
+        if self.metrics.is_none() {
+            let streams = self.shared.open_streams.clone();
+            self.metrics = Some(Arc::new(Metrics::new(move || streams.get())));
+        }
     }
 
     /// `GET /metrics` in the Prometheus text format (version 0.0.4), to serve on a
-    /// listener of its own; `None` unless [`Extension::with_metrics`] turned metrics on.
+    /// listener of its own; `None` unless [`ExtensionBuilder::metrics`] (or
+    /// `--metrics-listen`) turned metrics on.
     /// The instruments, in the OpenTelemetry semantic conventions' names:
     ///
     /// - `http_server_request_duration_seconds` (histogram; `http_request_method`,
@@ -221,21 +225,6 @@ impl Extension {
     ///   `gen_ai_tool_name` for `tools/call`: a declared tool or `other`).
     pub fn metrics_router(&self) -> Option<Router> {
         self.metrics.as_ref().map(Metrics::router)
-    }
-
-    /// Requires a bearer token on every route (see [`BearerAuth`]).
-    pub fn with_bearer_auth(mut self, auth: BearerAuth) -> Self {
-        self.settings.auth = Some(auth);
-        self
-    }
-
-    /// Accepts OAuth access tokens on every route (see [`OAuth`]); a bearer token set
-    /// with [`Extension::with_bearer_auth`] keeps working. Refuses a configuration that
-    /// cannot work (no issuer, an issuer or public URL that is not HTTPS or loopback).
-    pub fn with_oauth(mut self, oauth: OAuth) -> Result<Self, Error> {
-        check_oauth(&oauth, &self.settings, &self.mcp, &self.manifest.extension.name)?;
-        self.settings.oauth = Some(oauth);
-        Ok(self)
     }
 
     /// The credential checks, built for the router (resources are named after the public
@@ -265,13 +254,6 @@ impl Extension {
         }
     }
 
-    /// Sets who may reach the extension: the MCP endpoints' `Host` check and the browser
-    /// origins every route accepts.
-    pub fn with_mcp_access(mut self, access: McpAccess) -> Self {
-        self.settings.mcp_access = access;
-        self
-    }
-
     /// Ends every open stream with a terminal `shutting_down` update and closes MCP
     /// sessions. [`Extension::serve`] calls it once the shutdown grace period is over.
     pub fn shutdown_token(&self) -> CancellationToken {
@@ -292,9 +274,12 @@ pub struct ExtensionBuilder {
     settings: Settings,
     keep_alive: Duration,
     pub(crate) shutdown: CancellationToken,
+    #[cfg(feature = "config")]
     option_sets: Vec<crate::config::OptionSetDecl>,
     /// By MCP server id, resolved to paths by `build()`.
     mcp_scopes: Vec<(String, McpScopes)>,
+    /// Applied by `build()`.
+    serve_args: Option<super::ServeArgs>,
 }
 
 impl ExtensionBuilder {
@@ -422,6 +407,7 @@ impl ExtensionBuilder {
     /// `aep.configuration`, `GET /aep/configuration` and `POST /aep/configuration/migrate`
     /// are served, and `build()` checks every declaration. `options.nativeOptions` of chat
     /// requests is always checked before the provider runs.
+    #[cfg(feature = "config")]
     pub fn option_set(mut self, decl: crate::config::OptionSetDecl) -> Self {
         self.option_sets.push(decl);
         self
@@ -534,6 +520,40 @@ impl ExtensionBuilder {
         self
     }
 
+    /// Records Prometheus metrics (see [`Extension::metrics_router`] for the instruments).
+    /// [`Extension::serve`] turns them on with `--metrics-listen`, or when an OTLP
+    /// metrics endpoint is configured with the `otel` feature (then every sample also
+    /// goes to OTLP); off by default, and then nothing is recorded.
+    pub fn metrics(mut self) -> Self {
+        self.settings.metrics = true;
+        self
+    }
+
+    /// The extension's external base URL (behind a proxy, say), which OAuth resource
+    /// identifiers are derived from; default: the address it listens on.
+    pub fn public_url(mut self, url: impl Into<String>) -> Self {
+        self.settings.public_url = Some(url.into().trim().to_owned());
+        self
+    }
+
+    /// Applies the serving options that shape the router, as [`Extension::serve_with`]
+    /// does: metrics (`--metrics-listen`), the bearer token, OAuth issuers and the public
+    /// URL, allowed hosts and origins, the tool timeout. For tests and hosts that mount
+    /// [`Extension::router`] themselves; `build()` reports what cannot be read (a token
+    /// file, say).
+    ///
+    /// ```
+    /// use aep_sdk::server::{Extension, ServeArgs};
+    ///
+    /// let args = ServeArgs { metrics_listen: Some("127.0.0.1:0".into()), ..ServeArgs::default() };
+    /// let extension = Extension::builder("acme.empty", "Empty", "1.0.0").serve_args(&args).build().unwrap();
+    /// assert!(extension.metrics_router().is_some());
+    /// ```
+    pub fn serve_args(mut self, args: &super::ServeArgs) -> Self {
+        self.serve_args = Some(args.clone());
+        self
+    }
+
     /// Interval of keep-alive comments during a silent stream (default 15 s).
     pub fn keep_alive(mut self, interval: Duration) -> Self {
         self.keep_alive = interval;
@@ -558,6 +578,7 @@ impl ExtensionBuilder {
                 CapabilityDescriptor::new(capability::VERSION, None),
             );
         }
+        #[cfg(feature = "config")]
         if !self.option_sets.is_empty() {
             capabilities.insert(
                 capability::CONFIGURATION.to_owned(),
@@ -581,7 +602,10 @@ impl ExtensionBuilder {
     }
 
     /// Checks the declaration against every manifest rule and builds the extension.
-    pub fn build(self) -> Result<Extension, Error> {
+    pub fn build(mut self) -> Result<Extension, Error> {
+        if let Some(args) = self.serve_args.take() {
+            self.settings.apply(&args)?;
+        }
         let manifest = self.build_manifest();
         let mut problems: Vec<Problem> = crate::validate::validate_manifest(&manifest);
         let mut paths_seen = std::collections::HashSet::new();
@@ -602,8 +626,10 @@ impl ExtensionBuilder {
                 ));
             }
         }
+        #[cfg(feature = "config")]
         let (configuration, config_problems) =
             crate::config::Configuration::compile(self.option_sets, &manifest.contributions.model_providers);
+        #[cfg(feature = "config")]
         problems.extend(config_problems.into_iter().map(|p| Problem::new("option_set", p)));
         let mut settings = self.settings;
         for (id, scopes) in self.mcp_scopes {
@@ -653,14 +679,31 @@ impl ExtensionBuilder {
             .collect();
         let provider_list =
             Bytes::from(serde_json::to_vec(&manifest.contributions.model_providers).unwrap_or_default());
+        #[cfg_attr(not(feature = "config"), allow(unused_mut))]
         let mut routes = self.extra_routes;
-        if let Some(config_routes) = super::config_routes::router(&configuration) {
-            routes = routes.merge(config_routes);
-        }
+        #[cfg_attr(not(feature = "config"), allow(unused_mut))]
         let mut checks = self.checks;
+        #[cfg(feature = "config")]
+        {
+            if let Some(config_routes) = super::config_routes::router(&configuration) {
+                routes = routes.merge(config_routes);
+            }
+            checks.insert(
+                0,
+                Arc::new(move |r, d, c| configuration.check_request(r, d, c.extensions_mut())),
+            );
+        }
+        // Without option sets, a request naming one is refused as the configuration
+        // layer refuses it.
+        #[cfg(not(feature = "config"))]
         checks.insert(
             0,
-            Arc::new(move |r, d, c| configuration.check_request(r, d, c.extensions_mut())),
+            Arc::new(
+                |r, d, _| match r.options.as_ref().and_then(|o| o.native_options.as_ref()) {
+                    Some(native) => Err(crate::error::option_set_unsupported(&native.option_set, &d.id)),
+                    None => Ok(()),
+                },
+            ),
         );
         let shared = Shared {
             manifests,
@@ -672,7 +715,8 @@ impl ExtensionBuilder {
             open_streams: Default::default(),
             limits: settings.limits,
         };
-        Ok(Extension {
+        let record_metrics = settings.metrics;
+        let mut extension = Extension {
             manifest,
             shared: Arc::new(shared),
             routes,
@@ -680,12 +724,21 @@ impl ExtensionBuilder {
             settings,
             shutdown: self.shutdown,
             metrics: None,
-        })
+        };
+        if record_metrics {
+            extension.record_metrics();
+        }
+        Ok(extension)
     }
 }
 
 /// Whether `oauth` can work for this extension: a resource server is built from it once.
-fn check_oauth(oauth: &OAuth, settings: &Settings, mcp: &[McpMount], name: &str) -> Result<(), Error> {
+pub(super) fn check_oauth(
+    oauth: &OAuth,
+    settings: &Settings,
+    mcp: &[McpMount],
+    name: &str,
+) -> Result<(), Error> {
     let public = settings
         .public_url
         .clone()

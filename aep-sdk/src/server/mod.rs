@@ -30,6 +30,7 @@ mod auth;
 mod body;
 mod builder;
 mod chat_stream;
+#[cfg(feature = "config")]
 mod config_routes;
 mod extract;
 mod jsonrpc;

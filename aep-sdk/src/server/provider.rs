@@ -74,6 +74,7 @@ impl RequestContext {
 
     /// The request's `options.nativeOptions`, validated against its option set version
     /// (see [`crate::config`]); `None` when the request carries none.
+    #[cfg(feature = "config")]
     pub fn native_options_envelope(&self) -> Option<&crate::protocol::VersionedOptions> {
         self.extensions
             .get::<crate::config::ValidatedOptions>()
@@ -82,6 +83,7 @@ impl RequestContext {
 
     /// The validated native option values (a JSON object); `None` when the request
     /// carries none.
+    #[cfg(feature = "config")]
     pub fn native_options_json(&self) -> Option<&serde_json::Value> {
         self.native_options_envelope().map(|v| &v.values)
     }
@@ -90,6 +92,7 @@ impl RequestContext {
     /// set version was declared with
     /// [`OptionSetDecl::version_from_type::<T>`](crate::config::OptionSetDecl::version_from_type)
     /// or [`OptionSetDecl::version_typed::<T>`](crate::config::OptionSetDecl::version_typed).
+    #[cfg(feature = "config")]
     pub fn native_options<T: Send + Sync + 'static>(&self) -> Option<&T> {
         self.extensions
             .get::<crate::config::TypedOptions<T>>()

@@ -13,6 +13,7 @@ use hyper_util::server::conn::auto;
 use hyper_util::server::graceful::GracefulShutdown;
 use tokio::net::TcpListener;
 
+use super::builder::Settings;
 use super::{BearerAuth, Extension, OAuth};
 use crate::Error;
 
@@ -227,6 +228,36 @@ pub fn init_tracing() {
     let _ = tracing_subscriber::fmt().with_env_filter(filter).try_init();
 }
 
+impl Settings {
+    /// What `args` change: one place for [`ExtensionBuilder::serve_args`] and
+    /// [`Extension::serve_with`].
+    ///
+    /// [`ExtensionBuilder::serve_args`]: super::ExtensionBuilder::serve_args
+    pub(crate) fn apply(&mut self, args: &ServeArgs) -> Result<(), Error> {
+        if args.metrics_listen.is_some() || crate::telemetry::metrics_enabled() {
+            self.metrics = true;
+        }
+        if let Some(token) = args.bearer_token()? {
+            self.auth = Some(BearerAuth::new(token).public_discovery(args.public_discovery));
+        }
+        if let Some(url) = &args.public_url {
+            self.public_url = Some(url.trim().to_owned());
+        }
+        if let Some(oauth) = args.oauth()? {
+            self.oauth = Some(oauth);
+        }
+        let access = &mut self.mcp_access;
+        access.allowed_hosts.extend(args.allowed_hosts.iter().cloned());
+        access
+            .allowed_origins
+            .extend(args.allowed_origins.iter().cloned());
+        if let Some(timeout) = args.tool_timeout {
+            self.tool_timeout = Some(timeout);
+        }
+        Ok(())
+    }
+}
+
 /// Resolves on SIGINT (Ctrl-C) or SIGTERM.
 pub async fn shutdown_signal() {
     let ctrl_c = async {
@@ -256,30 +287,15 @@ impl Extension {
         self.serve_with(ServeArgs::from_env()).await
     }
 
-    /// Applies the options that shape the router (authentication, MCP access, metrics).
-    pub fn configure(mut self, args: &ServeArgs) -> Result<Self, Error> {
-        if args.metrics_listen.is_some() || crate::telemetry::metrics_enabled() {
-            self = self.with_metrics();
+    /// The serving options that shape the router, applied to a built extension as
+    /// [`ExtensionBuilder::serve_args`](super::ExtensionBuilder::serve_args) applies them.
+    fn apply(mut self, args: &ServeArgs) -> Result<Self, Error> {
+        self.settings.apply(args)?;
+        if self.settings.metrics {
+            self.record_metrics();
         }
-        if let Some(token) = args.bearer_token()? {
-            self = self.with_bearer_auth(BearerAuth::new(token).public_discovery(args.public_discovery));
-        }
-        if let Some(url) = &args.public_url {
-            self.settings.public_url = Some(url.trim().to_owned());
-        }
-        if let Some(oauth) = args.oauth()? {
-            self = self.with_oauth(oauth)?;
-        }
-        if !args.allowed_hosts.is_empty() || !args.allowed_origins.is_empty() {
-            let mut access = self.settings.mcp_access.clone();
-            access.allowed_hosts.extend(args.allowed_hosts.iter().cloned());
-            access
-                .allowed_origins
-                .extend(args.allowed_origins.iter().cloned());
-            self = self.with_mcp_access(access);
-        }
-        if let Some(timeout) = args.tool_timeout {
-            self.settings.tool_timeout = Some(timeout);
+        if let Some(oauth) = &self.settings.oauth {
+            super::builder::check_oauth(oauth, &self.settings, &self.mcp, &self.identity().name)?;
         }
         Ok(self)
     }
@@ -288,7 +304,7 @@ impl Extension {
     /// setting nothing process-wide: install a subscriber first ([`init_tracing`]) to see
     /// its logs.
     pub async fn serve_with(self, args: ServeArgs) -> Result<(), Error> {
-        let extension = self.configure(&args)?;
+        let extension = self.apply(&args)?;
         let listener = TcpListener::bind(&args.listen)
             .await
             .map_err(|source| Error::Bind {

@@ -28,10 +28,12 @@
 
 use tokio::task::JoinHandle;
 
+#[cfg(feature = "oauth")]
 mod issuer;
 pub mod raw;
 mod server;
 
+#[cfg(feature = "oauth")]
 pub use issuer::{Fault, TestIssuer};
 pub use server::{ExtensionServer, ServeOptions, serve};
 

@@ -13,9 +13,10 @@ const TOKEN: &str = "host-token-5d2e";
 
 async fn guarded() -> aep_sdk::testing::TestServer {
     let extension = aep_utilities::Utilities
-        .into_extension()
-        .unwrap()
-        .with_bearer_auth(BearerAuth::new(TOKEN));
+        .extension_builder()
+        .bearer_auth(BearerAuth::new(TOKEN))
+        .build()
+        .unwrap();
     aep_sdk::testing::spawn(extension.router()).await
 }
 

@@ -252,9 +252,9 @@ impl Files {
 
 fn files(issuer: &OidcProvider) -> (ExtensionServer, Url) {
     let extension = Files
-        .into_extension()
-        .unwrap()
-        .with_oauth(OAuth::issuer(issuer.issuer()))
+        .extension_builder()
+        .oauth(OAuth::issuer(issuer.issuer()))
+        .build()
         .unwrap();
     let server = serve(extension, ServeOptions::new());
     let mcp = Url::parse(&format!("{}/mcp", server.base_url)).unwrap();

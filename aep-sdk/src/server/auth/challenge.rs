@@ -112,6 +112,7 @@ pub(crate) fn insufficient_scope(
 
 /// 503: the token cannot be checked now (its authorization server is unreachable or
 /// misbehaves); the caller may retry later.
+#[cfg(feature = "oauth")]
 pub(crate) fn unavailable(family: Family, reason: &str) -> Response {
     let message = format!("the access token cannot be checked now: {reason}");
     let mut response = body(

@@ -18,14 +18,23 @@
 
 mod bearer;
 mod challenge;
-mod fetch;
-mod introspect;
-mod issuer;
-mod jwt;
-mod metadata;
 mod oauth;
-mod resource_server;
 mod scopes;
+// The OAuth resource server (feature `oauth`): it fetches issuer metadata, keys and
+// introspection answers and checks JWTs.
+#[cfg(feature = "oauth")]
+mod fetch;
+#[cfg(feature = "oauth")]
+mod introspect;
+#[cfg(feature = "oauth")]
+mod issuer;
+#[cfg(feature = "oauth")]
+mod jwt;
+#[cfg(feature = "oauth")]
+mod metadata;
+#[cfg(feature = "oauth")]
+mod resource_server;
+#[cfg(feature = "oauth")]
 mod token;
 
 use std::sync::Arc;
@@ -34,14 +43,16 @@ use axum::Router;
 use axum::extract::{Request, State};
 use axum::middleware::Next;
 use axum::response::Response;
-use http::{HeaderMap, Method, header};
+use http::{HeaderMap, header};
 
 pub use bearer::BearerAuth;
 use challenge::Family;
 pub use oauth::OAuth;
+#[cfg(feature = "oauth")]
 use resource_server::ResourceServer;
 pub(crate) use scopes::ScopePolicy;
 use scopes::missing;
+#[cfg(feature = "oauth")]
 use token::Refusal;
 
 use crate::Error;
@@ -52,7 +63,9 @@ use crate::protocol::ProtocolVersion;
 #[derive(Clone)]
 pub(crate) struct Gate {
     bearer: Option<BearerAuth>,
+    #[cfg(feature = "oauth")]
     oauth: Option<Arc<ResourceServer>>,
+    #[cfg_attr(not(feature = "oauth"), allow(dead_code))]
     scopes: Arc<ScopePolicy>,
     mcp_paths: Arc<[String]>,
     public_discovery: bool,
@@ -75,13 +88,22 @@ impl Gate {
         if bearer.is_none() && oauth.is_none() {
             return Ok(None);
         }
+        #[cfg(feature = "oauth")]
         let server = oauth
             .map(|o| ResourceServer::new(o, public, &mcp_paths, name))
             .transpose()?;
+        #[cfg(not(feature = "oauth"))]
+        if oauth.is_some() {
+            let _ = (public, name);
+            return Err(Error::Config(
+                "OAuth access tokens need aep-sdk's `oauth` feature: add `features = [\"oauth\"]` to the aep-sdk dependency".into(),
+            ));
+        }
         let public_discovery =
             bearer.is_some_and(BearerAuth::discovery_is_public) || oauth.is_some_and(|o| o.public_discovery);
         Ok(Some(Self {
             bearer: bearer.cloned(),
+            #[cfg(feature = "oauth")]
             oauth: server,
             scopes: Arc::new(scopes),
             mcp_paths: mcp_paths.into(),
@@ -94,6 +116,7 @@ impl Gate {
     pub(crate) fn closed() -> Self {
         Self {
             bearer: None,
+            #[cfg(feature = "oauth")]
             oauth: None,
             scopes: Arc::default(),
             mcp_paths: Arc::new([]),
@@ -104,8 +127,13 @@ impl Gate {
 
     /// The protected resource metadata routes (with OAuth only).
     pub(crate) fn metadata_routes(&self) -> Option<Router> {
-        let server = self.oauth.as_ref()?;
-        Some(metadata::routes(server, &self.scopes))
+        #[cfg(feature = "oauth")]
+        return self
+            .oauth
+            .as_ref()
+            .map(|server| metadata::routes(server, &self.scopes));
+        #[cfg(not(feature = "oauth"))]
+        None
     }
 
     fn family(&self, path: &str) -> Family {
@@ -143,12 +171,27 @@ pub(crate) async fn require(State(gate): State<Gate>, request: Request, next: Ne
     {
         return accept(request, caller, next).await;
     }
-    let Some(server) = &gate.oauth else {
-        if gate.public_discovery && is_discovery(path) {
-            return next.run(request).await;
-        }
-        return challenge::unauthorized(family, None, &[], None);
-    };
+    #[cfg(feature = "oauth")]
+    if let Some(server) = &gate.oauth {
+        return require_oauth(&gate, server, family, request, next).await;
+    }
+    if gate.public_discovery && is_discovery(path) {
+        return next.run(request).await;
+    }
+    challenge::unauthorized(family, None, &[], None)
+}
+
+/// The OAuth half of [`require`]: a token no static bearer token matched.
+#[cfg(feature = "oauth")]
+async fn require_oauth(
+    gate: &Gate,
+    server: &ResourceServer,
+    family: Family,
+    request: Request,
+    next: Next,
+) -> Response {
+    let path = request.uri().path();
+    let token = bearer_token(request.headers());
     if path.starts_with(resource_server::WELL_KNOWN) || (gate.public_discovery && is_discovery(path)) {
         return next.run(request).await;
     }
@@ -176,7 +219,7 @@ pub(crate) async fn require(State(gate): State<Gate>, request: Request, next: Ne
         Err(Refusal::Unavailable(reason)) => return challenge::unavailable(family, &reason),
     };
     let mut request = request;
-    if family == Family::Mcp && request.method() == Method::POST {
+    if family == Family::Mcp && request.method() == http::Method::POST {
         if gate.scopes.restricts() {
             request.extensions_mut().insert(McpScopeCheck {
                 caller: caller.clone(),

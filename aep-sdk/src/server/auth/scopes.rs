@@ -44,11 +44,13 @@ pub(crate) struct ScopePolicy {
 
 impl ScopePolicy {
     /// Whether any request needs a scope at all.
+    #[cfg_attr(not(feature = "oauth"), allow(dead_code))]
     pub(crate) fn restricts(&self) -> bool {
         !self.default.is_empty() || self.mcp.values().any(|t| !t.is_empty())
     }
 
     /// The scopes a request to the AEP route at `path` needs.
+    #[cfg_attr(not(feature = "oauth"), allow(dead_code))]
     pub(crate) fn for_aep(&self, path: &str) -> &[String] {
         if self.providers.is_empty() {
             return &self.default;
@@ -102,6 +104,7 @@ impl ScopePolicy {
     }
 
     /// Every scope a resource may ask for: the default and those of `items`.
+    #[cfg_attr(not(feature = "oauth"), allow(dead_code))]
     pub(crate) fn supported<'a>(&'a self, items: impl Iterator<Item = &'a str>) -> Vec<String> {
         let mut all: BTreeSet<&str> = items.collect();
         all.extend(self.default.iter().map(String::as_str));

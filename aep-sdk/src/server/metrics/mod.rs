@@ -1,6 +1,6 @@
 //! Prometheus metrics: the instruments, their bounded labels and the `GET /metrics`
 //! router served on its own listener (`--metrics-listen`). Off unless asked for: an
-//! extension without [`Extension::with_metrics`](super::Extension::with_metrics) records
+//! extension without [`ExtensionBuilder::metrics`](super::ExtensionBuilder::metrics) records
 //! nothing and serves nothing.
 //!
 //! The instruments are the OpenTelemetry semantic conventions' (HTTP, GenAI, MCP) in

@@ -58,10 +58,11 @@ pub fn probe(probe: Probe, sdk: bool, n: usize) {
 }
 
 fn sdk_extension() -> aep_sdk::server::Extension {
-    servers::SdkBench
-        .into_extension()
-        .expect("valid declaration")
-        .with_metrics()
+    sdk_builder().build().expect("valid declaration")
+}
+
+fn sdk_builder() -> aep_sdk::server::ExtensionBuilder {
+    servers::SdkBench.extension_builder().metrics()
 }
 
 async fn chat(sdk: bool, n: usize) {
@@ -100,17 +101,15 @@ fn access_token(issuer: &aep_sdk::testing::TestIssuer) -> String {
 
 async fn chat_oauth(sdk: bool, n: usize) {
     let issuer = aep_sdk::testing::TestIssuer::start().await;
-    let extension = sdk_extension();
+    let builder = sdk_builder();
     let (router, token) = if sdk {
         let oauth = aep_sdk::server::OAuth::issuer(issuer.issuer()).public_url(PUBLIC_URL);
-        let extension = extension.with_oauth(oauth).expect("OAuth settings");
+        let extension = builder.oauth(oauth).build().expect("OAuth settings");
         (extension.router(), access_token(&issuer))
     } else {
         let bearer = aep_sdk::server::BearerAuth::new(STATIC_TOKEN);
-        (
-            extension.with_bearer_auth(bearer).router(),
-            STATIC_TOKEN.to_owned(),
-        )
+        let extension = builder.bearer_auth(bearer).build().expect("valid declaration");
+        (extension.router(), STATIC_TOKEN.to_owned())
     };
     let authorization = format!("Bearer {token}");
     // Polled through a `dyn Future`, so its poll stays a function of its own that

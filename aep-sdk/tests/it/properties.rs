@@ -7,7 +7,7 @@
 //! Each property runs a bounded number of cases from a fixed seed (a few seconds in
 //! all); set `PROPTEST_RNG_SEED` to explore other cases, `PROPTEST_CASES` for more.
 
-#[path = "../fuzz/src/lib.rs"]
+#[path = "../../fuzz/src/lib.rs"]
 mod checks;
 
 use proptest::prelude::*;

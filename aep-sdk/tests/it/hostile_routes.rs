@@ -9,7 +9,7 @@
 //! - **Hyper**: a URI longer than `http::Uri` accepts is refused by hyper with a 414 while
 //!   it parses the request, before any routing: an empty body, not an AEP document.
 
-mod common;
+use crate::common;
 
 use common::hostile::*;
 

@@ -1,6 +1,6 @@
 //! Shared by the tests. Each test file uses a part of it.
 
-#[path = "../../examples/echo.rs"]
+#[path = "../../../examples/echo.rs"]
 #[allow(dead_code)]
 pub mod echo;
 

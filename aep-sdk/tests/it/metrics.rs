@@ -68,12 +68,7 @@ async fn serve() -> Served {
         metrics_listen: Some("127.0.0.1:0".to_owned()),
         ..ServeArgs::default()
     };
-    let extension: Extension = Metered
-        .extension_builder()
-        .build()
-        .unwrap()
-        .configure(&args)
-        .unwrap();
+    let extension: Extension = Metered.extension_builder().serve_args(&args).build().unwrap();
     let router = extension
         .metrics_router()
         .expect("--metrics-listen turns metrics on");
@@ -278,9 +273,8 @@ async fn metrics_show_each_instrument_with_bounded_labels() {
 async fn without_metrics_listen_nothing_is_recorded_or_served() {
     let extension: Extension = Metered
         .extension_builder()
+        .serve_args(&ServeArgs::default())
         .build()
-        .unwrap()
-        .configure(&ServeArgs::default())
         .unwrap();
     assert!(extension.metrics_router().is_none());
     let parsed = <Cli as clap::Parser>::try_parse_from(["x", "--metrics-listen", "127.0.0.1:9464"]).unwrap();

@@ -328,9 +328,10 @@ async fn a_connected_client_sees_tools_switched_off_and_on() {
 async fn a_tool_knows_the_caller_identity_and_never_the_token() {
     let auth = BearerAuth::named("ci-bot", "t0ken-one").token("alice", "t0ken-two");
     let extension = Library::default()
-        .into_extension()
-        .unwrap()
-        .with_bearer_auth(auth);
+        .extension_builder()
+        .bearer_auth(auth)
+        .build()
+        .unwrap();
     let server = spawn(extension.router()).await;
     for (token, identity) in [("t0ken-one", "ci-bot"), ("t0ken-two", "alice")] {
         let config = rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig::with_uri(

@@ -15,7 +15,7 @@ use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig
 use serde_json::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-mod common;
+use crate::common;
 
 use common::capture::Capture;
 
@@ -44,9 +44,10 @@ impl Guarded {
 
 fn guarded(public_discovery: bool) -> Extension {
     Guarded
-        .into_extension()
+        .extension_builder()
+        .bearer_auth(BearerAuth::new(TOKEN).public_discovery(public_discovery))
+        .build()
         .unwrap()
-        .with_bearer_auth(BearerAuth::new(TOKEN).public_discovery(public_discovery))
 }
 
 fn hello() -> ChatRequest {
@@ -192,7 +193,15 @@ async fn mcp_endpoints_reject_foreign_hosts_and_origins() {
         allowed_origins: vec!["https://app.example".into()],
         ..McpAccess::default()
     };
-    let server = spawn(Guarded.into_extension().unwrap().with_mcp_access(access).router()).await;
+    let server = spawn(
+        Guarded
+            .extension_builder()
+            .mcp_access(access)
+            .build()
+            .unwrap()
+            .router(),
+    )
+    .await;
     let base = &server.base_url;
     assert_eq!(mcp_post(base, &[("host", "extensions.internal")]).await, 200);
     assert_eq!(

@@ -27,7 +27,7 @@ use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-mod common;
+use crate::common;
 
 use common::answer::answer;
 use common::capture::Capture;

@@ -23,7 +23,7 @@
 //!   most 2 s first, so that the client reads the answer). Other clients are served while
 //!   a client stalls.
 
-mod common;
+use crate::common;
 
 use aep_sdk::testing::raw::{Delivery, chunked};
 use common::hostile::*;

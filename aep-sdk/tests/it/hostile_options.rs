@@ -7,7 +7,7 @@
 //! Documented exceptions, each a row of the table with its reason:
 //! - **Served**: valid native options are answered 200.
 
-mod common;
+use crate::common;
 
 use common::hostile::*;
 use serde_json::Value;

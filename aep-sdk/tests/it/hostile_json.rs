@@ -10,7 +10,7 @@
 //!   request, duplicate keys inside free-form JSON where the last one wins, free-form
 //!   members such as `toolCall.arguments` that the provider checks) is answered 200.
 
-mod common;
+use crate::common;
 
 use common::hostile::*;
 

@@ -7,7 +7,7 @@
 use std::net::SocketAddr;
 
 use aep_sdk::prelude::*;
-use aep_sdk::server::{BearerAuth, ConnectionLimits, Extension, McpAccess};
+use aep_sdk::server::{BearerAuth, ConnectionLimits, ExtensionBuilder, McpAccess};
 use reqwest::{Method, RequestBuilder};
 use serde_json::Value;
 
@@ -36,7 +36,8 @@ const MCP_HEADERS: &str = "content-type,authorization,mcp-protocol-version,mcp-s
 
 /// Serves `extension` on `bind` (port 0) the way `Extension::serve` does; the URL uses
 /// 127.0.0.1 whatever the bind address.
-async fn serve(extension: Extension, bind: &str) -> String {
+async fn serve(extension: ExtensionBuilder, bind: &str) -> String {
+    let extension = extension.build().unwrap();
     let listener = tokio::net::TcpListener::bind(bind).await.unwrap();
     let port = listener.local_addr().unwrap().port();
     tokio::spawn(extension.serve_listener(listener, std::future::pending(), ConnectionLimits::default()));
@@ -44,8 +45,8 @@ async fn serve(extension: Extension, bind: &str) -> String {
     format!("http://{addr}")
 }
 
-fn page() -> Extension {
-    Page.into_extension().unwrap()
+fn page() -> ExtensionBuilder {
+    Page.extension_builder()
 }
 
 struct Answer {
@@ -229,7 +230,7 @@ async fn pages_on_this_machine_reach_the_aep_routes() {
 
 #[tokio::test]
 async fn preflights_need_no_token_and_errors_stay_readable() {
-    let base = serve(page().with_bearer_auth(BearerAuth::new("t0ken")), "127.0.0.1:0").await;
+    let base = serve(page().bearer_auth(BearerAuth::new("t0ken")), "127.0.0.1:0").await;
     let origin = "http://localhost:3000";
     let answer = send(preflight(&base, "/mcp", origin, "POST", MCP_HEADERS)).await;
     assert!(answer.status == 200 || answer.status == 204, "{}", answer.status);
@@ -254,7 +255,7 @@ async fn other_interfaces_accept_only_listed_origins() {
         allowed_origins: vec!["https://app.example".into(), "http://localhost:*".into()],
         ..McpAccess::default()
     };
-    let base = serve(page().with_mcp_access(access), "0.0.0.0:0").await;
+    let base = serve(page().mcp_access(access), "0.0.0.0:0").await;
     for origin in ["https://app.example", "http://localhost:3000"] {
         let answer = send(mcp_initialize(&base, Some(origin))).await;
         assert_eq!(answer.status, 200, "{origin}");

@@ -320,9 +320,9 @@ async fn progress_restarts_a_timeout_only_when_the_tool_says_so_and_the_server_d
     // The flag, applied as `serve` applies it, bounds the served extension's tools.
     let cli = <Cli as clap::Parser>::try_parse_from(["ext", "--tool-timeout", "150ms"]).unwrap();
     let configured = Work::default()
-        .into_extension()
-        .unwrap()
-        .configure(&cli.serve)
+        .extension_builder()
+        .serve_args(&cli.serve)
+        .build()
         .unwrap();
     let server = spawn(configured.router()).await;
     let transport = StreamableHttpClientTransport::from_uri(format!("{}/mcp", server.base_url));

@@ -10,7 +10,7 @@
 //!   body (bad chunking, a stalled client, over the extension's limit) are AEP errors:
 //!   the SDK reads the body before rmcp, which would answer them with a 500.
 
-mod common;
+use crate::common;
 
 use aep_sdk::testing::raw::Delivery;
 use common::hostile::*;

@@ -16,7 +16,7 @@ use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use serde_json::{Value, json};
 
-mod common;
+use crate::common;
 
 use common::answer::answer;
 

@@ -3,11 +3,11 @@
 //! byte, and malformed requests sent over raw TCP. The runtime-only twin of the example
 //! must answer byte for byte the same.
 
-#[path = "../examples/echo.rs"]
+#[path = "../../examples/echo.rs"]
 #[allow(dead_code)]
 mod echo;
 
-#[path = "../examples/echo_runtime.rs"]
+#[path = "../../examples/echo_runtime.rs"]
 #[allow(dead_code)]
 mod echo_runtime;
 

@@ -18,7 +18,7 @@ use futures::StreamExt;
 use serde_json::{Value, json};
 
 const OLLAMA_SET: &str = "io.agentstration.ollama/model-profile";
-const OLLAMA_SCHEMA: &str = include_str!("fixtures/ollama-model-profile-1.0.0.json");
+const OLLAMA_SCHEMA: &str = include_str!("../fixtures/ollama-model-profile-1.0.0.json");
 /// `python3 -c "import json,hashlib; s=json.load(open('tests/fixtures/ollama-model-profile-1.0.0.json'));
 /// c=json.dumps(s,separators=(',',':')); print('sha256:'+hashlib.sha256(c.encode()).hexdigest())"`
 const OLLAMA_DIGEST: &str = "sha256:db13bcf3bc8d35fbfe870f05f23d914c78a2adb6d18ec2c5a27409854838cf11";
