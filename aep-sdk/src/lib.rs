@@ -66,7 +66,21 @@
 //! - [`validate`]: manifest rules and MCP endpoint resolution.
 //! - [`config`]: versioned configuration (option sets, schema digests, migrations).
 //! - [`server`]: the runtime: an [`server::Extension`] becomes an `axum::Router`.
-//! - [`client`]: the canonical client (feature `client`, on by default).
+//! - [`client`]: the canonical client (feature `client`).
+//!
+//! ## Features
+//!
+//! None is on by default: an extension serving tools and providers builds no HTTP client,
+//! no JSON Schema validator and no OpenTelemetry.
+//!
+//! - `client`: [`client`], the canonical AEP client (reqwest).
+//! - `oauth`: OAuth 2.1 access tokens ([`server::OAuth`], `--oauth-issuer`) and
+//!   `testing::TestIssuer`; without it an OAuth setting is a build error naming it.
+//! - `config`: option sets (`config`, `#[option_set]`) and `schema::Validator`
+//!   (jsonschema); without it a request with native options is refused as by an
+//!   extension that declares no option set.
+//! - `otel`: OpenTelemetry traces and metrics over OTLP ([`telemetry`]).
+//! - `full`: all of the above.
 //! - [`testing`]: test support: a router or an extension on a loopback port (on its own
 //!   runtime if wanted, stopped on drop) and raw HTTP/1.1 exchanges ([`testing::raw`]).
 #![warn(missing_docs)]

@@ -69,6 +69,7 @@ fn every_starting_point_builds_without_warnings_and_passes_conformance() {
         render(starting_point, &name, &dest);
         // Same dependency versions as this workspace: nothing new to download or build.
         std::fs::copy(workspace().join("Cargo.lock"), dest.join("Cargo.lock")).expect("copy Cargo.lock");
+        lean(starting_point, &dest);
         let output = Command::new(env!("CARGO"))
             .args(["test", "--quiet"])
             .current_dir(&dest)
@@ -92,6 +93,45 @@ fn every_starting_point_builds_without_warnings_and_passes_conformance() {
             peers_accept(&root.join("target/debug").join(&name));
         }
     }
+}
+
+/// What a generated extension must not build unless it asks (aep-sdk's features
+/// `client`, `oauth`, `config`, `otel`): an HTTP client, a JSON Schema validator, JWT
+/// checks, OpenTelemetry.
+const NOT_BY_DEFAULT: [&str; 6] = [
+    "reqwest",
+    "jsonschema",
+    "jsonwebtoken",
+    "aws-lc-rs",
+    "opentelemetry",
+    "rustls",
+];
+
+/// `cargo tree` of the generated extension's build (not its tests) holds none of
+/// [`NOT_BY_DEFAULT`].
+fn lean(starting_point: &str, dest: &Path) {
+    let output = Command::new(env!("CARGO"))
+        .args(["tree", "--edges", "normal", "--prefix", "none", "--format", "{p}"])
+        .current_dir(dest)
+        .output()
+        .expect("cargo tree runs");
+    let tree = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success() && tree.contains("aep-sdk"),
+        "{starting_point}: cargo tree failed\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let heavy: Vec<&str> = tree
+        .lines()
+        .filter(|line| {
+            let name = line.split(' ').next().unwrap_or("");
+            NOT_BY_DEFAULT.iter().any(|heavy| name.starts_with(heavy))
+        })
+        .collect();
+    assert!(
+        heavy.is_empty(),
+        "{starting_point}: default features build {heavy:?}\n{tree}"
+    );
 }
 
 /// The generated binary, started as a user would, checked by the peers nobody here wrote

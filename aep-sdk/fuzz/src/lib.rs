@@ -1,5 +1,5 @@
 //! The properties the fuzz targets check, shared with the proptest suite
-//! (`aep-sdk/tests/properties.rs` includes this file) so that both test the same
+//! (`aep-sdk/tests/it/properties.rs` includes this file) so that both test the same
 //! invariants. Every function panics when its property is broken.
 
 use aep_sdk::client::SseDecoder;
