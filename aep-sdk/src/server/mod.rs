@@ -51,7 +51,9 @@ pub use chat_stream::ChatStream;
 pub use extract::{AepJson, AepPath};
 pub use metrics::MODEL_LABELS;
 pub use provider::{ModelProvider, RequestContext, collect_stream};
-pub use serve::{ConnectionLimits, DEFAULT_LISTEN, ServeArgs, init_tracing, parse_duration, shutdown_signal};
+pub use serve::{
+    ConnectionLimits, DEFAULT_LISTEN, Secret, ServeArgs, init_tracing, parse_duration, shutdown_signal,
+};
 
 use axum::response::{IntoResponse, Response};
 

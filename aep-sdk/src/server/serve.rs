@@ -36,6 +36,11 @@ pub struct ServeArgs {
     /// The token may also come from AEP_BEARER_TOKEN; it is never logged.
     #[arg(long, env = "AEP_BEARER_TOKEN_FILE")]
     pub bearer_token_file: Option<PathBuf>,
+    /// The bearer token itself, read from `AEP_BEARER_TOKEN` when the options are parsed
+    /// (never a flag: command lines are visible to every user of the machine); the file
+    /// wins when both are given.
+    #[arg(skip = Secret::from_env("AEP_BEARER_TOKEN"))]
+    pub bearer_token: Option<Secret>,
     /// Leave the discovery routes public when a bearer token is required.
     #[arg(long, env = "AEP_PUBLIC_DISCOVERY")]
     pub public_discovery: bool,
@@ -81,6 +86,10 @@ pub struct ServeArgs {
     /// File holding that client's secret (or AEP_OAUTH_INTROSPECTION_SECRET); never logged.
     #[arg(long, env = "AEP_OAUTH_INTROSPECTION_SECRET_FILE")]
     pub oauth_introspection_secret_file: Option<PathBuf>,
+    /// That secret itself, read from `AEP_OAUTH_INTROSPECTION_SECRET` when the options
+    /// are parsed; the file wins.
+    #[arg(skip = Secret::from_env("AEP_OAUTH_INTROSPECTION_SECRET"))]
+    pub oauth_introspection_secret: Option<Secret>,
     /// Introspection endpoint, when the issuer's metadata names none.
     #[arg(long, env = "AEP_OAUTH_INTROSPECTION_URL", value_name = "URL")]
     pub oauth_introspection_url: Option<String>,
@@ -97,6 +106,7 @@ impl Default for ServeArgs {
             listen: DEFAULT_LISTEN.to_owned(),
             shutdown_grace_secs: 10,
             bearer_token_file: None,
+            bearer_token: None,
             public_discovery: false,
             allowed_hosts: Vec::new(),
             allowed_origins: Vec::new(),
@@ -109,6 +119,7 @@ impl Default for ServeArgs {
             oauth_leeway: Duration::from_secs(60),
             oauth_introspection_client_id: None,
             oauth_introspection_secret_file: None,
+            oauth_introspection_secret: None,
             oauth_introspection_url: None,
         }
     }
@@ -130,7 +141,7 @@ impl ServeArgs {
     fn bearer_token(&self) -> Result<Option<String>, Error> {
         secret(
             self.bearer_token_file.as_deref(),
-            "AEP_BEARER_TOKEN",
+            self.bearer_token.as_ref(),
             "bearer token",
         )
     }
@@ -162,7 +173,7 @@ impl ServeArgs {
         }
         if let Some(client_id) = &self.oauth_introspection_client_id {
             let file = self.oauth_introspection_secret_file.as_deref();
-            let secret = secret(file, "AEP_OAUTH_INTROSPECTION_SECRET", "introspection client secret")?
+            let secret = secret(file, self.oauth_introspection_secret.as_ref(), "introspection client secret")?
                 .ok_or_else(|| {
                     Error::Config(
                         "--oauth-introspection-client-id needs --oauth-introspection-secret-file (or AEP_OAUTH_INTROSPECTION_SECRET)"
@@ -178,8 +189,42 @@ impl ServeArgs {
     }
 }
 
-/// A secret: the first line of `file`, else the environment variable `env`.
-fn secret(file: Option<&std::path::Path>, env: &str, what: &str) -> Result<Option<String>, Error> {
+/// A secret value: never shown by `Debug`.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Secret(String);
+
+impl Secret {
+    /// Wraps `value`.
+    pub fn new(value: impl Into<String>) -> Self {
+        Self(value.into())
+    }
+
+    /// The value of environment variable `name`, unless unset or blank.
+    fn from_env(name: &str) -> Option<Self> {
+        std::env::var(name)
+            .ok()
+            .filter(|t| !t.trim().is_empty())
+            .map(Self)
+    }
+
+    /// The secret itself.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Secret(..)")
+    }
+}
+
+/// A secret: the first line of `file`, else `value`.
+fn secret(
+    file: Option<&std::path::Path>,
+    value: Option<&Secret>,
+    what: &str,
+) -> Result<Option<String>, Error> {
     if let Some(path) = file {
         let text = std::fs::read_to_string(path)
             .map_err(|e| Error::Config(format!("cannot read the {what} file {}: {e}", path.display())))?;
@@ -192,7 +237,7 @@ fn secret(file: Option<&std::path::Path>, env: &str, what: &str) -> Result<Optio
         }
         return Ok(Some(value));
     }
-    Ok(std::env::var(env).ok().filter(|t| !t.trim().is_empty()))
+    Ok(value.map(|s| s.expose().trim().to_owned()))
 }
 
 /// Connection-level options of [`Extension::serve_listener`].
@@ -284,7 +329,10 @@ impl Extension {
     /// the only one of these methods that touches the process.
     pub async fn serve(self) -> Result<(), Error> {
         init_tracing();
-        self.serve_with(ServeArgs::from_env()).await
+        let served = self.serve_with(ServeArgs::from_env()).await;
+        // Spans and metrics still buffered go out before the process ends.
+        tokio::task::spawn_blocking(crate::telemetry::shutdown).await.ok();
+        served
     }
 
     /// The serving options that shape the router, applied to a built extension as
@@ -300,9 +348,10 @@ impl Extension {
         Ok(self)
     }
 
-    /// Like [`Extension::serve`] with explicit options, reading no command line and
-    /// setting nothing process-wide: install a subscriber first ([`init_tracing`]) to see
-    /// its logs.
+    /// Like [`Extension::serve`] with explicit options, reading no command line or
+    /// environment and setting nothing process-wide: install a subscriber first
+    /// ([`init_tracing`]) to see its logs, and call [`crate::telemetry::shutdown`] after
+    /// it if that exports spans.
     pub async fn serve_with(self, args: ServeArgs) -> Result<(), Error> {
         let extension = self.apply(&args)?;
         let listener = TcpListener::bind(&args.listen)
@@ -341,8 +390,6 @@ impl Extension {
         if let Some(metrics) = metrics {
             metrics.abort();
         }
-        // Spans and metrics still buffered go out before the process ends.
-        tokio::task::spawn_blocking(crate::telemetry::shutdown).await.ok();
         served
     }
 
@@ -519,5 +566,28 @@ mod tests {
         assert_eq!(oauth.introspection, Some(("rs".to_owned(), "s3cret".to_owned())));
         assert!(!format!("{oauth:?}").contains("s3cret"), "Debug hides the secret");
         std::fs::remove_dir_all(&dir).ok();
+    }
+
+    #[test]
+    fn secrets_given_as_values_serve_and_never_show() {
+        let args = ServeArgs {
+            bearer_token: Some(Secret::new(" t0ken-value ")),
+            oauth_issuers: vec!["https://login.example".into()],
+            oauth_introspection_client_id: Some("rs".into()),
+            oauth_introspection_secret: Some(Secret::new("intro-s3cret")),
+            ..ServeArgs::default()
+        };
+        assert_eq!(args.bearer_token().unwrap().as_deref(), Some("t0ken-value"));
+        let oauth = args.oauth().unwrap().unwrap();
+        assert_eq!(
+            oauth.introspection,
+            Some(("rs".to_owned(), "intro-s3cret".to_owned()))
+        );
+        let shown = format!("{args:?}");
+        assert!(
+            !shown.contains("t0ken") && !shown.contains("intro-s3cret"),
+            "{shown}"
+        );
+        assert_eq!(ServeArgs::default().bearer_token().unwrap(), None);
     }
 }
