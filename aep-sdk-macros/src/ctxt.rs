@@ -1,33 +1,46 @@
 //! The error context: every misuse found is collected and reported together.
 
+use std::cell::{Cell, RefCell};
+use std::fmt::Display;
+
 use proc_macro2::Span;
+use quote::ToTokens;
 
-/// Every error found, reported together. Like serde_derive's `Ctxt`, it must be checked
-/// with [`Errors::into_result`]: dropping it unchecked is a bug in this crate and panics.
+/// Every error found, reported together. As serde_derive's `Ctxt`, it is shared (`&Ctxt`)
+/// so that each typed attribute being filled can hold it while the others do too. It must
+/// be checked with [`Ctxt::check`]: dropping it unchecked is a bug in this crate and panics.
 #[derive(Default)]
-pub struct Errors(Vec<syn::Error>, bool);
+pub struct Ctxt {
+    errors: RefCell<Vec<syn::Error>>,
+    checked: Cell<bool>,
+}
 
-impl Drop for Errors {
+impl Drop for Ctxt {
     fn drop(&mut self) {
-        if !self.1 && !std::thread::panicking() {
+        if !self.checked.get() && !std::thread::panicking() {
             panic!("aep-sdk-macros: errors dropped without being checked");
         }
     }
 }
 
-impl Errors {
-    pub fn push(&mut self, error: syn::Error) {
-        self.0.push(error);
+impl Ctxt {
+    pub fn push(&self, error: syn::Error) {
+        self.errors.borrow_mut().push(error);
     }
-    pub fn extend(&mut self, errors: impl IntoIterator<Item = syn::Error>) {
-        self.0.extend(errors);
+
+    /// An error on `tokens` (on stable Rust, on their first token).
+    pub fn error_spanned_by(&self, tokens: impl ToTokens, message: impl Display) {
+        self.push(syn::Error::new_spanned(tokens, message));
     }
-    pub fn take<T>(&mut self, result: syn::Result<T>) -> Option<T> {
+
+    pub fn take<T>(&self, result: syn::Result<T>) -> Option<T> {
         result.map_err(|e| self.push(e)).ok()
     }
-    pub fn into_result(mut self) -> Result<(), syn::Error> {
-        self.1 = true;
-        let mut iter = std::mem::take(&mut self.0).into_iter();
+
+    /// All the errors as one, if any.
+    pub fn check(self) -> Result<(), syn::Error> {
+        self.checked.set(true);
+        let mut iter = self.errors.take().into_iter();
         let Some(mut first) = iter.next() else {
             return Ok(());
         };
@@ -39,6 +52,6 @@ impl Errors {
 }
 
 /// An error on `span`.
-pub fn err(span: Span, message: impl std::fmt::Display) -> syn::Error {
+pub fn err(span: Span, message: impl Display) -> syn::Error {
     syn::Error::new(span, message)
 }

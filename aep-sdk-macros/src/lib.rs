@@ -1,16 +1,16 @@
 //! Procedural macros for `aep-sdk`. Use them through `aep_sdk::aep_extension`; the
 //! runtime crate documents them.
 //!
-//! The macro is split the way serde_derive is: `parse` reads attribute arguments and
-//! `attr` types them; `signature` reads each method's signature; `check` looks across
-//! items; `read` drives them to fill `model`, the small data model; `expand` writes the
-//! code. Every misuse is a `syn::Error` on the user's tokens, collected in `ctxt` and
-//! reported together, and the expansion still emits the item and a placeholder impl.
+//! The macro is split the way serde_derive is: `attr` reads each attribute with syn's meta
+//! grammar into its typed, finished value; `signature` reads each method's signature;
+//! `read` drives the two to fill `model`, which holds the attributes' values as they are;
+//! `check` is one pass of rules over the finished model; `expand` writes the code. Every
+//! misuse is a `syn::Error` on the user's tokens, collected in `ctxt` and reported
+//! together, and the expansion still emits the item and a placeholder impl.
 //!
-//! Dependencies point one way: `ctxt`, `helper`, `text` and `parse` are leaves; `attr`
-//! uses them; `model` is a leaf too; `signature` and `check` use `model` (`check` also
-//! `attr`, for the `scopes` lists it checks); `read` uses all of those; `expand` uses
-//! `read` and `model`.
+//! Dependencies point one way: `ctxt`, `helper` and `text` are leaves; `attr` uses them;
+//! `model` holds `attr`'s values; `signature` fills parts of `model`; `read` uses all of
+//! those; `check` reads `model`; `expand` drives `read` and `check` and writes `model` out.
 
 use proc_macro::TokenStream;
 
@@ -20,7 +20,6 @@ mod ctxt;
 mod expand;
 mod helper;
 mod model;
-mod parse;
 mod read;
 mod signature;
 mod text;

@@ -1,50 +1,45 @@
-//! The small data model of an annotated impl, filled by `read`, consumed by `expand`.
+//! The data model of an annotated impl, filled by `read`, checked by `check`, consumed by
+//! `expand`. Each item holds its attribute's finished value (`attrs`) as `attr` made it,
+//! beside what the method's signature says.
 
-use syn::{Ident, Lit, LitStr, Type};
+use syn::{Ident, LitStr, Type};
 
+use crate::attr;
 use crate::helper::SiblingKind;
-use crate::text::Text;
 
 pub struct Extension {
     pub self_ty: Type,
-    pub id: Text,
-    pub name: Text,
-    pub version: Option<Text>,
-    pub description: Option<Text>,
-    pub default_server: String,
+    pub attrs: attr::Extension,
     pub tools: Vec<Tool>,
     pub resources: Vec<Resource>,
     pub prompts: Vec<Prompt>,
     pub completions: Vec<Completion>,
-    /// `tool_switch = field`.
-    pub tool_switch: Option<Ident>,
-    /// `subscriptions = field`.
-    pub subscriptions: Option<Ident>,
-    /// `scopes = [..]`: the default scopes (empty: none).
-    pub scopes: Vec<LitStr>,
     pub providers: Vec<Provider>,
+    /// `#[chat]`, `#[models]` and `#[health]` methods, each naming its provider.
+    pub siblings: Vec<Sibling>,
     /// `#[option_set]` methods: `fn(&self) -> OptionSetDecl`, called once at build time.
     pub option_sets: Vec<Ident>,
 }
 
+impl Extension {
+    /// The first sibling of `kind` naming `provider` (provider ids match
+    /// case-insensitively); `check` refuses any other.
+    pub fn sibling(&self, provider: &Provider, kind: SiblingKind) -> Option<&Sibling> {
+        self.siblings
+            .iter()
+            .find(|s| s.kind == kind && provider.attrs.id.same(&s.attrs.provider, true))
+    }
+
+    /// The MCP server an item with `server` is on.
+    pub fn server<'a>(&'a self, server: &'a Option<String>) -> &'a str {
+        server.as_deref().unwrap_or(&self.attrs.mcp_server)
+    }
+}
+
+/// A `#[tool]` method.
 pub struct Tool {
     pub method: Ident,
-    pub mcp_name: Text,
-    pub contribution_id: Text,
-    pub display_name: Text,
-    pub description: Option<Text>,
-    pub title: Option<String>,
-    pub server: Option<String>,
-    /// `scopes = [..]`, checked (empty: the extension's default).
-    pub scopes: Vec<LitStr>,
-    pub metadata: Vec<(String, Lit)>,
-    pub annotations: Vec<(&'static str, bool)>,
-    /// `timeout = "..."` in milliseconds.
-    pub timeout_ms: Option<u64>,
-    /// `timeout_resets_on_progress`.
-    pub resets_on_progress: bool,
-    /// `input_schema = EXPR`.
-    pub input_schema: Option<syn::Expr>,
+    pub attrs: attr::Tool,
     pub params: Params,
     pub output: Output,
 }
@@ -52,15 +47,7 @@ pub struct Tool {
 /// A `#[resource]` method.
 pub struct Resource {
     pub method: Ident,
-    /// The `uri` (or `uri_template`) literal.
-    pub uri: LitStr,
-    pub is_template: bool,
-    pub name: String,
-    pub title: Option<String>,
-    pub description: Option<Text>,
-    pub mime_type: Option<String>,
-    pub server: Option<String>,
-    pub scopes: Vec<LitStr>,
+    pub attrs: attr::Resource,
     /// The template variables' parameters and an optional `ToolContext`, in order.
     pub params: Vec<Param>,
     pub answer: Answer,
@@ -69,11 +56,7 @@ pub struct Resource {
 /// A `#[prompt]` method.
 pub struct Prompt {
     pub method: Ident,
-    pub name: LitStr,
-    pub title: Option<String>,
-    pub description: Option<Text>,
-    pub server: Option<String>,
-    pub scopes: Vec<LitStr>,
+    pub attrs: attr::Prompt,
     /// The arguments (strings parsed with `FromStr`) and an optional `ToolContext`.
     pub params: Vec<Param>,
     pub answer: Answer,
@@ -82,11 +65,7 @@ pub struct Prompt {
 /// A `#[complete]` method: suggestions for a prompt argument or template variable.
 pub struct Completion {
     pub method: Ident,
-    /// The prompt's name or the URI template.
-    pub target: LitStr,
-    pub is_template: bool,
-    /// The argument or variable.
-    pub name: LitStr,
+    pub attrs: attr::Complete,
     /// The partial value's parameter, then an optional `ToolContext`, in order.
     pub params: Vec<Param>,
     pub answer: Answer,
@@ -132,33 +111,27 @@ pub enum OutputKind {
     Structured(Box<Type>),
 }
 
+/// A `#[model_provider]` method.
 pub struct Provider {
     pub method: Ident,
+    pub attrs: attr::Provider,
     pub with_context: bool,
     /// The method answers in one piece (`Result<ChatResponse, AepError>`): `/chat` returns
     /// it, `/chat/stream` streams it as one update and a finish.
     pub one_shot: bool,
     /// The method's return type, where type errors about the answer are reported.
-    pub output: Option<Box<Type>>,
-    pub id: Text,
-    pub display_name: Text,
-    pub capabilities: Vec<(&'static str, bool)>,
-    pub models: Vec<LitStr>,
-    pub scopes: Vec<LitStr>,
-    pub metadata: Vec<(String, Lit)>,
-    pub chat: Option<Sibling>,
-    pub list_models: Option<Sibling>,
-    pub health: Option<Sibling>,
+    pub output: Box<Type>,
 }
 
+/// A `#[chat]`, `#[models]` or `#[health]` method.
 pub struct Sibling {
+    pub kind: SiblingKind,
     pub method: Ident,
+    pub attrs: attr::Sibling,
     pub with_context: bool,
 }
 
-/// A `#[chat]`, `#[models]` or `#[health]` method before it is attached to its provider.
-pub struct PendingSibling {
-    pub kind: SiblingKind,
-    pub provider: Text,
-    pub sibling: Sibling,
+/// `scopes = [..]` as the expansion uses it: none is an empty list.
+pub fn scopes(scopes: &Option<attr::Scopes>) -> &[LitStr] {
+    scopes.as_ref().map_or(&[], |s| &s.list)
 }

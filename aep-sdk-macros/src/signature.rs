@@ -5,16 +5,16 @@
 use syn::spanned::Spanned;
 use syn::{FnArg, Ident, ImplItemFn, Pat, ReturnType, Type};
 
-use crate::ctxt::{Errors, err};
+use crate::attr::doc_text;
+use crate::ctxt::{Ctxt, err};
 use crate::model::{Output, OutputKind, Param, Params};
-use crate::parse;
 
 /// `async fn name(&self, ...)`, no generics.
-pub fn check_method(method: &ImplItemFn, kind: &str, errors: &mut Errors) -> bool {
+pub fn check_method(method: &ImplItemFn, kind: &str, cx: &Ctxt) -> bool {
     let sig = &method.sig;
     let mut ok = true;
     if sig.asyncness.is_none() {
-        errors.push(err(
+        cx.push(err(
             sig.fn_token.span,
             format!(
                 "`#[{kind}]` methods must be `async fn`: write `async fn {}`",
@@ -26,7 +26,7 @@ pub fn check_method(method: &ImplItemFn, kind: &str, errors: &mut Errors) -> boo
     match sig.inputs.first() {
         Some(FnArg::Receiver(r)) if r.reference.is_some() && r.mutability.is_none() => {}
         Some(FnArg::Receiver(r)) => {
-            errors.push(err(
+            cx.push(err(
                 r.span(),
                 format!(
                     "`#[{kind}]` methods take `&self`: the extension's state is shared by concurrent requests"
@@ -35,7 +35,7 @@ pub fn check_method(method: &ImplItemFn, kind: &str, errors: &mut Errors) -> boo
             ok = false;
         }
         _ => {
-            errors.push(err(
+            cx.push(err(
                 sig.ident.span(),
                 format!("`#[{kind}]` methods take `&self` as their first parameter"),
             ));
@@ -43,7 +43,7 @@ pub fn check_method(method: &ImplItemFn, kind: &str, errors: &mut Errors) -> boo
         }
     }
     if !sig.generics.params.is_empty() {
-        errors.push(err(
+        cx.push(err(
             sig.generics.span(),
             format!("`#[{kind}]` methods cannot be generic"),
         ));
@@ -99,7 +99,7 @@ fn unsupported_param(ty: &Type) -> Option<&'static str> {
     }
 }
 
-pub fn tool_params(method: &ImplItemFn, errors: &mut Errors) -> Option<Params> {
+pub fn tool_params(method: &ImplItemFn, cx: &Ctxt) -> Option<Params> {
     let mut params = Vec::new();
     let mut args_struct = None;
     let mut ok = true;
@@ -111,20 +111,20 @@ pub fn tool_params(method: &ImplItemFn, errors: &mut Errors) -> Option<Params> {
         .collect();
     for (position, pat_type) in typed.iter().enumerate() {
         let Pat::Ident(pat) = &*pat_type.pat else {
-            errors.push(err(pat_type.pat.span(), "tool parameters must be plain names (`text: String`); destructuring patterns are not supported"));
+            cx.push(err(pat_type.pat.span(), "tool parameters must be plain names (`text: String`); destructuring patterns are not supported"));
             ok = false;
             continue;
         };
         let ty = &*pat_type.ty;
         if let Some(why) = unsupported_param(ty) {
-            errors.push(err(ty.span(), format!("unsupported tool parameter type: {why}")));
+            cx.push(err(ty.span(), format!("unsupported tool parameter type: {why}")));
             ok = false;
             continue;
         }
         let is_context = is_named(ty, "ToolContext");
         if pat_type.attrs.iter().any(|a| a.path().is_ident("args")) {
             if args_struct.is_some() {
-                errors.push(err(pat_type.span(), "only one `#[args]` parameter is allowed"));
+                cx.push(err(pat_type.span(), "only one `#[args]` parameter is allowed"));
                 ok = false;
             }
             args_struct = Some((ty.clone(), position, pat_type.span()));
@@ -133,7 +133,7 @@ pub fn tool_params(method: &ImplItemFn, errors: &mut Errors) -> Option<Params> {
         params.push(Param {
             name: pat.ident.clone(),
             ty: ty.clone(),
-            doc: parse::doc_text(&pat_type.attrs),
+            doc: doc_text(&pat_type.attrs),
             is_context,
             optional: is_named(ty, "Option"),
         });
@@ -144,7 +144,7 @@ pub fn tool_params(method: &ImplItemFn, errors: &mut Errors) -> Option<Params> {
     match args_struct {
         None => Some(Params::Fields(params)),
         Some((ty, _, span)) if params.iter().any(|p| !p.is_context) => {
-            errors.push(err(
+            cx.push(err(
                 span,
                 "an `#[args]` struct must be the tool's only argument (besides a `ToolContext`)",
             ));
@@ -195,12 +195,7 @@ pub fn tool_output(output: &ReturnType) -> Output {
 
 /// Parameters after `&self` of a provider-side method: `()`, `(request)` or
 /// `(request, ctx)`; returns whether the context is taken.
-pub fn provider_params(
-    method: &ImplItemFn,
-    kind: &str,
-    takes_request: bool,
-    errors: &mut Errors,
-) -> Option<bool> {
+pub fn provider_params(method: &ImplItemFn, kind: &str, takes_request: bool, cx: &Ctxt) -> Option<bool> {
     let count = method
         .sig
         .inputs
@@ -218,7 +213,7 @@ pub fn provider_params(
     if count == base || count == base + 1 {
         return Some(count == base + 1);
     }
-    errors.push(err(
+    cx.push(err(
         method.sig.inputs.span(),
         format!("`#[{kind}]` methods take {shape}"),
     ));
@@ -227,10 +222,10 @@ pub fn provider_params(
 
 /// `fn name(&self) -> OptionSetDecl`: plain (not async), called once when the extension
 /// is built.
-pub fn option_set(method: &ImplItemFn, errors: &mut Errors) -> Option<syn::Ident> {
+pub fn option_set(method: &ImplItemFn, cx: &Ctxt) -> Option<syn::Ident> {
     let sig = &method.sig;
     if let Some(asyncness) = sig.asyncness {
-        errors.push(err(
+        cx.push(err(
             asyncness.span,
             "`#[option_set]` methods are plain `fn`s returning `OptionSetDecl`: they run once, when the extension is built",
         ));
@@ -239,7 +234,7 @@ pub fn option_set(method: &ImplItemFn, errors: &mut Errors) -> Option<syn::Ident
     let takes_self_only = matches!(sig.inputs.first(), Some(FnArg::Receiver(r)) if r.reference.is_some() && r.mutability.is_none())
         && sig.inputs.len() == 1;
     if !takes_self_only || !sig.generics.params.is_empty() {
-        errors.push(err(
+        cx.push(err(
             sig.inputs.span(),
             "`#[option_set]` methods take only `&self`: `fn options(&self) -> OptionSetDecl`",
         ));
@@ -250,10 +245,10 @@ pub fn option_set(method: &ImplItemFn, errors: &mut Errors) -> Option<syn::Ident
 
 /// Whether a `#[model_provider]` method answers in one piece (`Result<ChatResponse, _>`),
 /// and its return type (where type errors about the answer are reported).
-pub fn provider_answer(method: &ImplItemFn, errors: &mut Errors) -> Option<(bool, Box<Type>)> {
+pub fn provider_answer(method: &ImplItemFn, cx: &Ctxt) -> Option<(bool, Box<Type>)> {
     match &method.sig.output {
         ReturnType::Default => {
-            errors.push(err(
+            cx.push(err(
                 method.sig.ident.span(),
                 "a `#[model_provider]` method answers the chat: it returns `Result<ChatStream, AepError>` (streamed) or `Result<ChatResponse, AepError>` (in one piece)",
             ));
@@ -270,13 +265,13 @@ pub fn provider_answer(method: &ImplItemFn, errors: &mut Errors) -> Option<(bool
 
 /// The parameters of a `#[resource]` or `#[prompt]` method: plain names of owned types
 /// parsed from strings (`FromStr`), optionally `Option<T>`, and a `ToolContext`.
-pub fn string_params(method: &ImplItemFn, kind: &str, errors: &mut Errors) -> Option<Vec<Param>> {
+pub fn string_params(method: &ImplItemFn, kind: &str, cx: &Ctxt) -> Option<Vec<Param>> {
     let mut params = Vec::new();
     let mut ok = true;
     for input in &method.sig.inputs {
         let FnArg::Typed(pat_type) = input else { continue };
         let Pat::Ident(pat) = &*pat_type.pat else {
-            errors.push(err(
+            cx.push(err(
                 pat_type.pat.span(),
                 format!("`#[{kind}]` parameters must be plain names (`id: String`)"),
             ));
@@ -285,7 +280,7 @@ pub fn string_params(method: &ImplItemFn, kind: &str, errors: &mut Errors) -> Op
         };
         let ty = &*pat_type.ty;
         if unsupported_param(ty).is_some() || pat_type.attrs.iter().any(|a| a.path().is_ident("args")) {
-            errors.push(err(
+            cx.push(err(
                 ty.span(),
                 format!("`#[{kind}]` parameters are owned values parsed from text (`FromStr`), e.g. `String` or `u32`, or a `ToolContext`"),
             ));
@@ -295,12 +290,26 @@ pub fn string_params(method: &ImplItemFn, kind: &str, errors: &mut Errors) -> Op
         params.push(Param {
             name: pat.ident.clone(),
             ty: ty.clone(),
-            doc: parse::doc_text(&pat_type.attrs),
+            doc: doc_text(&pat_type.attrs),
             is_context: is_named(ty, "ToolContext"),
             optional: is_named(ty, "Option"),
         });
     }
     ok.then_some(params)
+}
+
+/// The parameters of a `#[complete]` method: the value typed so far, and optionally a
+/// `ToolContext`.
+pub fn completion_params(method: &ImplItemFn, cx: &Ctxt) -> Option<Vec<Param>> {
+    let params = string_params(method, "complete", cx)?;
+    if params.iter().filter(|p| !p.is_context).count() != 1 {
+        cx.push(err(
+            method.sig.inputs.span(),
+            "a `#[complete]` method takes the value typed so far, `value: String` (and optionally a `ToolContext`)",
+        ));
+        return None;
+    }
+    Some(params)
 }
 
 /// What a resource or prompt method returns: `T` or `Result<T, E>`.

@@ -10,10 +10,10 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use syn::{ImplItem, ItemImpl, Lit, LitStr};
 
-use crate::ctxt::Errors;
+use crate::ctxt::Ctxt;
 use crate::helper::Helper;
-use crate::model::Extension;
-use crate::read;
+use crate::model::{self, Extension};
+use crate::{check, read};
 
 pub fn aep_extension(attr: TokenStream, item: TokenStream) -> TokenStream {
     let mut item: ItemImpl = match syn::parse2(item) {
@@ -23,20 +23,20 @@ pub fn aep_extension(attr: TokenStream, item: TokenStream) -> TokenStream {
             return syn::Error::new(error.span(), message).to_compile_error();
         }
     };
-    let mut errors = Errors::default();
-    let model = read::build(attr, &item, &mut errors);
+    let cx = Ctxt::default();
+    let model = read::build(&cx, attr, &item);
+    check::check(&cx, &model);
     strip_helper_attributes(&mut item);
-    match (errors.into_result(), model) {
-        (Ok(()), Some(model)) => {
+    match cx.check() {
+        Ok(()) => {
             let generated = generate(&model);
             quote! { #item #generated }
         }
-        (Err(error), _) => {
+        Err(error) => {
             let error = error.to_compile_error();
             let placeholder = placeholder(&item.self_ty);
             quote! { #item #error #placeholder }
         }
-        (Ok(()), None) => quote! { #item },
     }
 }
 
@@ -77,21 +77,22 @@ fn strip_helper_attributes(item: &mut ItemImpl) {
 
 fn generate(model: &Extension) -> TokenStream {
     let self_ty = &model.self_ty;
-    let id = &model.id;
-    let name = &model.name;
-    let version = match &model.version {
+    let id = &model.attrs.id;
+    let name = &model.attrs.name;
+    let version = match &model.attrs.version {
         Some(v) => quote! { #v },
         None => quote! { ::core::env!("CARGO_PKG_VERSION") },
     };
     let description = model
+        .attrs
         .description
         .as_ref()
         .map(|d| quote! { builder = builder.description(#d); });
     let (provider_items, provider_registrations) = providers::generate(model);
     let (tool_items, tool_defs, contributions) = tools::generate(model);
     let (surface_items, servers) = surface::generate(model, &version, tool_defs);
-    let default_scopes = (!model.scopes.is_empty()).then(|| {
-        let scopes = &model.scopes;
+    let scopes = model::scopes(&model.attrs.scopes);
+    let default_scopes = (!scopes.is_empty()).then(|| {
         quote! { builder = builder.default_scopes([#(#scopes),*]); }
     });
     let option_sets = model

@@ -6,7 +6,8 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
 use super::metadata_map;
-use crate::model::{Extension, Provider, Sibling};
+use crate::helper::SiblingKind;
+use crate::model::{self, Extension, Provider, Sibling};
 
 pub fn generate(model: &Extension) -> (Vec<TokenStream>, TokenStream) {
     let self_ty = &model.self_ty;
@@ -16,10 +17,7 @@ pub fn generate(model: &Extension) -> (Vec<TokenStream>, TokenStream) {
         let ty = format_ident!("__AepProvider_{}", provider.method);
         // The call carries the span of the user's return type, so a wrong one is
         // reported there, not on the attribute.
-        let span = provider
-            .output
-            .as_ref()
-            .map_or_else(proc_macro2::Span::call_site, |o| o.span());
+        let span = provider.output.span();
         let expected = if provider.one_shot {
             quote! { ::aep_sdk::protocol::ChatResponse }
         } else {
@@ -53,21 +51,22 @@ pub fn generate(model: &Extension) -> (Vec<TokenStream>, TokenStream) {
                     -> ::core::result::Result<::aep_sdk::protocol::ChatResponse, ::aep_sdk::AepError> { #answer }
             }
         });
-        let chat = one_shot_chat.or_else(|| provider.chat.as_ref().map(|s| {
+        let sibling = |kind| model.sibling(provider, kind);
+        let chat = one_shot_chat.or_else(|| sibling(SiblingKind::Chat).map(|s| {
             let call = sibling_call(s, true);
             quote! {
                 async fn chat(&self, request: ::aep_sdk::protocol::ChatRequest, ctx: ::aep_sdk::server::RequestContext)
                     -> ::core::result::Result<::aep_sdk::protocol::ChatResponse, ::aep_sdk::AepError> { #call }
             }
         }));
-        let models = provider.list_models.as_ref().map(|s| {
+        let models = sibling(SiblingKind::Models).map(|s| {
             let call = sibling_call(s, false);
             quote! {
                 async fn models(&self, ctx: ::aep_sdk::server::RequestContext)
                     -> ::core::result::Result<::std::vec::Vec<::aep_sdk::protocol::ModelDescriptor>, ::aep_sdk::AepError> { #call }
             }
         });
-        let health = provider.health.as_ref().map(|s| {
+        let health = sibling(SiblingKind::Health).map(|s| {
             let call = sibling_call(s, false);
             quote! {
                 async fn health(&self, ctx: ::aep_sdk::server::RequestContext)
@@ -89,8 +88,9 @@ pub fn generate(model: &Extension) -> (Vec<TokenStream>, TokenStream) {
         registrations.extend(quote! {
             builder = builder.model_provider(#descriptor, #ty(state.clone()));
         });
-        if !provider.scopes.is_empty() {
-            let (id, scopes) = (&provider.id, &provider.scopes);
+        let scopes = model::scopes(&provider.attrs.scopes);
+        if !scopes.is_empty() {
+            let id = &provider.attrs.id;
             registrations.extend(quote! {
                 builder = builder.provider_scopes(#id, [#(#scopes),*]);
             });
@@ -113,18 +113,19 @@ fn sibling_call(sibling: &Sibling, with_request: bool) -> TokenStream {
 }
 
 fn descriptor(provider: &Provider) -> TokenStream {
-    let id = &provider.id;
-    let display_name = &provider.display_name;
-    let flags = provider.capabilities.iter().map(|(key, value)| {
+    let attrs = &provider.attrs;
+    let id = &attrs.id;
+    let display_name = &attrs.display_name;
+    let flags = attrs.capabilities.iter().map(|(key, value)| {
         let key = format_ident!("{}", key);
         quote! { descriptor.capabilities.#key = #value; }
     });
-    let models = (!provider.models.is_empty()).then(|| {
-        let models = &provider.models;
+    let models = (!attrs.models.is_empty()).then(|| {
+        let models = &attrs.models;
         quote! { descriptor.models = ::core::option::Option::Some(::std::vec![#(::aep_sdk::protocol::ModelDescriptor::new(#models)),*]); }
     });
-    let metadata = (!provider.metadata.is_empty()).then(|| {
-        let map = metadata_map(&provider.metadata);
+    let metadata = (!attrs.metadata.is_empty()).then(|| {
+        let map = metadata_map(&attrs.metadata);
         quote! { descriptor.metadata = ::core::option::Option::Some(#map); }
     });
     quote! {{

@@ -7,7 +7,7 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
 use super::scopes_setter;
-use crate::model::{Answer, Completion, Extension, Param, Prompt, Resource};
+use crate::model::{self, Answer, Completion, Extension, Param, Prompt, Resource};
 
 /// What goes on one MCP server.
 #[derive(Default)]
@@ -27,7 +27,7 @@ pub fn generate(
 ) -> (Vec<TokenStream>, TokenStream) {
     let mut servers: Vec<(String, Server)> = Vec::new();
     let mut on = |server: &Option<String>| -> usize {
-        let id = server.clone().unwrap_or_else(|| model.default_server.clone());
+        let id = model.server(server).to_owned();
         match servers.iter().position(|(s, _)| *s == id) {
             Some(i) => i,
             None => {
@@ -44,29 +44,30 @@ pub fn generate(
     let mut resource_slots = Vec::new();
     for resource in &model.resources {
         items.push(read_fn(model, resource));
-        resource_slots.push((on(&resource.server), resource.is_template, resource_def(resource)));
+        let attrs = &resource.attrs;
+        resource_slots.push((on(&attrs.server), attrs.is_template, resource_def(resource)));
     }
     let mut prompt_slots = Vec::new();
     for prompt in &model.prompts {
         items.push(get_fn(model, prompt));
-        prompt_slots.push((on(&prompt.server), prompt_def(prompt)));
+        prompt_slots.push((on(&prompt.attrs.server), prompt_def(prompt)));
     }
     let mut completion_slots = Vec::new();
     for completion in &model.completions {
         items.push(complete_fn(model, completion));
         // On the server of what it completes.
-        let target = completion.target.value();
-        let server = match completion.is_template {
+        let target = completion.attrs.target.value();
+        let server = match completion.attrs.is_template {
             true => model
                 .resources
                 .iter()
-                .find(|r| r.is_template && r.uri.value() == target)
-                .and_then(|r| r.server.clone()),
+                .find(|r| r.attrs.is_template && r.attrs.uri.value() == target)
+                .and_then(|r| r.attrs.server.clone()),
             false => model
                 .prompts
                 .iter()
-                .find(|p| p.name.value() == target)
-                .and_then(|p| p.server.clone()),
+                .find(|p| p.attrs.name.value() == target)
+                .and_then(|p| p.attrs.server.clone()),
         };
         completion_slots.push((on(&server), completion_def(completion)));
     }
@@ -88,18 +89,20 @@ pub fn generate(
     for (i, def) in completion_slots {
         servers[i].1.completions.push(def);
     }
-    let ext_id = &model.id;
+    let ext_id = &model.attrs.id;
     let switch = model
+        .attrs
         .tool_switch
         .as_ref()
         .map(|field| quote! { .switch(::core::clone::Clone::clone(&state.#field)) });
     let subscriptions = model
+        .attrs
         .subscriptions
         .as_ref()
         .map(|field| quote! { .subscriptions(::core::clone::Clone::clone(&state.#field)) });
     let mut registrations = TokenStream::new();
     for (id, server) in servers {
-        let path = match id == model.default_server {
+        let path = match id == model.attrs.mcp_server {
             true => "/mcp".to_owned(),
             false => format!("/mcp/{id}"),
         };
@@ -185,7 +188,7 @@ fn read_fn(model: &Extension, resource: &Resource) -> TokenStream {
     let parse = parse_params(&resource.params, &variables);
     let args = call_args(&resource.params);
     let unwrap = unwrap_answer(&resource.answer);
-    let mime = match &resource.mime_type {
+    let mime = match &resource.attrs.mime_type {
         Some(m) => quote! { ::core::option::Option::Some(#m) },
         None => quote! { ::core::option::Option::None },
     };
@@ -215,14 +218,15 @@ fn read_fn(model: &Extension, resource: &Resource) -> TokenStream {
 }
 
 fn resource_def(resource: &Resource) -> TokenStream {
-    let uri = &resource.uri;
-    let name = &resource.name;
+    let attrs = &resource.attrs;
+    let uri = &attrs.uri;
+    let name = &attrs.name;
     let read_fn = format_ident!("__aep_read_{}", resource.method);
-    let description = resource.description.as_ref().map(|d| quote! { .description(#d) });
-    let title = resource.title.as_ref().map(|t| quote! { .title(#t) });
-    let mime = resource.mime_type.as_ref().map(|m| quote! { .mime_type(#m) });
-    let scopes = scopes_setter(&resource.scopes);
-    let def = match resource.is_template {
+    let description = attrs.description.as_ref().map(|d| quote! { .description(#d) });
+    let title = attrs.title.as_ref().map(|t| quote! { .title(#t) });
+    let mime = attrs.mime_type.as_ref().map(|m| quote! { .mime_type(#m) });
+    let scopes = scopes_setter(model::scopes(&attrs.scopes));
+    let def = match attrs.is_template {
         true => quote! { ResourceTemplateDef },
         false => quote! { ResourceDef },
     };
@@ -264,10 +268,11 @@ fn get_fn(model: &Extension, prompt: &Prompt) -> TokenStream {
 }
 
 fn prompt_def(prompt: &Prompt) -> TokenStream {
-    let name = &prompt.name;
+    let attrs = &prompt.attrs;
+    let name = &attrs.name;
     let get_fn = format_ident!("__aep_prompt_{}", prompt.method);
-    let description = prompt.description.as_ref().map(|d| quote! { .description(#d) });
-    let title = prompt.title.as_ref().map(|t| quote! { .title(#t) });
+    let description = attrs.description.as_ref().map(|d| quote! { .description(#d) });
+    let title = attrs.title.as_ref().map(|t| quote! { .title(#t) });
     let arguments = prompt.params.iter().filter(|p| !p.is_context).map(|p| {
         let key = p.name.to_string();
         let doc = match &p.doc {
@@ -277,7 +282,7 @@ fn prompt_def(prompt: &Prompt) -> TokenStream {
         let required = !p.optional;
         quote! { .argument(#key, #doc, #required) }
     });
-    let scopes = scopes_setter(&prompt.scopes);
+    let scopes = scopes_setter(model::scopes(&attrs.scopes));
     quote! {
         ::aep_sdk::tool::PromptDef::new(#name, #get_fn) #description #title #(#arguments)* #scopes
     }
@@ -318,10 +323,10 @@ fn complete_fn(model: &Extension, completion: &Completion) -> TokenStream {
 }
 
 fn completion_def(completion: &Completion) -> TokenStream {
-    let target = &completion.target;
-    let name = &completion.name;
+    let target = &completion.attrs.target;
+    let name = &completion.attrs.name;
     let complete_fn = format_ident!("__aep_complete_{}", completion.method);
-    let constructor = match completion.is_template {
+    let constructor = match completion.attrs.is_template {
         true => quote! { template },
         false => quote! { prompt },
     };

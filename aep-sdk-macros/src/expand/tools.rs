@@ -5,7 +5,7 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 use super::{metadata_map, scopes_setter};
-use crate::model::{Extension, OutputKind, Params, Tool};
+use crate::model::{self, Extension, OutputKind, Params, Tool};
 
 /// The items (argument structs, call functions), each tool's `ToolDef` with its server,
 /// and the AEP contributions.
@@ -16,10 +16,7 @@ pub fn generate(model: &Extension) -> (Vec<TokenStream>, Vec<(String, TokenStrea
     for tool in &model.tools {
         let (args_ty, item) = tool_items(model, tool);
         items.push(item);
-        let server = tool
-            .server
-            .clone()
-            .unwrap_or_else(|| model.default_server.clone());
+        let server = model.server(&tool.attrs.server).to_owned();
         contributions.extend(contribution(tool, &server));
         defs.push((server, tool_def(tool, &args_ty)));
     }
@@ -110,31 +107,32 @@ fn tool_items(model: &Extension, tool: &Tool) -> (TokenStream, TokenStream) {
 }
 
 fn tool_def(tool: &Tool, args_ty: &TokenStream) -> TokenStream {
-    let name = &tool.mcp_name;
+    let attrs = &tool.attrs;
+    let name = &attrs.name;
     let call_fn = format_ident!("__aep_call_{}", tool.method);
-    let description = tool.description.as_ref().map(|d| quote! { .description(#d) });
-    let title = tool.title.as_ref().map(|t| quote! { .title(#t) });
+    let description = attrs.description.as_ref().map(|d| quote! { .description(#d) });
+    let title = attrs.title.as_ref().map(|t| quote! { .title(#t) });
     let output = match &tool.output.kind {
         OutputKind::Structured(ty) => {
             Some(quote! { .output_schema(::aep_sdk::tool::output_schema::<#ty>()) })
         }
         _ => None,
     };
-    let annotations = (!tool.annotations.is_empty()).then(|| {
-        let setters = tool.annotations.iter().map(|(key, value)| {
+    let annotations = (!attrs.annotations.is_empty()).then(|| {
+        let setters = attrs.annotations.iter().map(|(key, value)| {
             let key = format_ident!("{}", key);
             quote! { .#key(#value) }
         });
         quote! { .annotations(::aep_sdk::__private::rmcp::model::ToolAnnotations::new() #(#setters)*) }
     });
-    let timeout = tool
+    let timeout = attrs
         .timeout_ms
         .map(|ms| quote! { .timeout(::std::time::Duration::from_millis(#ms)) });
-    let resets = tool
+    let resets = attrs
         .resets_on_progress
         .then(|| quote! { .timeout_resets_on_progress() });
-    let scopes = scopes_setter(&tool.scopes);
-    let schema = match &tool.input_schema {
+    let scopes = scopes_setter(model::scopes(&attrs.scopes));
+    let schema = match &attrs.input_schema {
         Some(expr) => quote! { ::aep_sdk::__private::raw_schema(#expr) },
         None => quote! { ::aep_sdk::tool::input_schema::<#args_ty>() },
     };
@@ -145,17 +143,18 @@ fn tool_def(tool: &Tool, args_ty: &TokenStream) -> TokenStream {
 }
 
 fn contribution(tool: &Tool, server: &str) -> TokenStream {
-    let id = &tool.contribution_id;
-    let display_name = &tool.display_name;
-    let name = &tool.mcp_name;
-    let description = match &tool.description {
+    let attrs = &tool.attrs;
+    let id = &attrs.id;
+    let display_name = &attrs.display_name;
+    let name = &attrs.name;
+    let description = match &attrs.description {
         Some(d) => quote! { ::core::option::Option::Some(::std::string::String::from(#d)) },
         None => quote! { ::core::option::Option::None },
     };
-    let metadata = if tool.metadata.is_empty() {
+    let metadata = if attrs.metadata.is_empty() {
         quote! { ::core::option::Option::None }
     } else {
-        let map = metadata_map(&tool.metadata);
+        let map = metadata_map(&attrs.metadata);
         quote! { ::core::option::Option::Some(#map) }
     };
     quote! {

@@ -3,9 +3,8 @@
 //! byte, and malformed requests sent over raw TCP. The runtime-only twin of the example
 //! must answer byte for byte the same.
 
-#[path = "../../examples/echo.rs"]
-#[allow(dead_code)]
-mod echo;
+// The example itself is compiled once, in `common`.
+use crate::common::echo;
 
 #[path = "../../examples/echo_runtime.rs"]
 #[allow(dead_code)]

@@ -8,7 +8,7 @@ mod report;
 mod servers;
 mod stats;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::{Parser, Subcommand};
 
@@ -37,6 +37,29 @@ enum Command {
     Host,
     /// 10. the gateway's added latency (OpenAI in, AEP out) and MCP forwarding.
     Gateway,
+    /// 11. open-loop tail latency at fixed rates (/chat, MCP, the proxies).
+    OpenLoop(measure::openloop::Settings),
+    /// Serve one open-loop server kind until killed (used by measurement 11).
+    #[command(hide = true)]
+    OpenLoopServe {
+        kind: String,
+        #[arg(long)]
+        upstream: Option<String>,
+    },
+    /// Build cost (12.): cold `cargo build` and the rebuild after a tool's body changes,
+    /// the template's generated extension against a hand-written axum + rmcp one
+    /// (minutes; not part of `all`).
+    Compile {
+        /// Cold builds of each (a fresh target directory every time).
+        #[arg(long, default_value_t = 2)]
+        rounds: usize,
+        /// Rebuilds of each after one tool's body changed.
+        #[arg(long, default_value_t = 3)]
+        rebuilds: usize,
+        /// The lock every build holds (the file `flock` takes); default `target/.build-lock`.
+        #[arg(long)]
+        lock: Option<PathBuf>,
+    },
     /// 5. memory (and 7. per-stream memory).
     Memory,
     /// 1,000 x 1,000 streams without loss.
@@ -113,6 +136,10 @@ async fn run(cli: Cli) {
         measure::openai::serve_upstream(listen).await;
         return;
     }
+    if let Command::OpenLoopServe { kind, upstream } = &cli.command {
+        measure::openloop::serve(kind, upstream.as_deref()).await;
+        return;
+    }
     eprintln!("machine: {}", report::machine());
     let mut rows = Vec::new();
     let all = matches!(cli.command, Command::All);
@@ -145,6 +172,33 @@ async fn run(cli: Cli) {
     if all || matches!(cli.command, Command::Gateway) {
         eprintln!("measuring 10. the gateway ...");
         rows.extend(measure::gateway::rows().await);
+    }
+    if let Command::OpenLoop(settings) = &cli.command {
+        eprintln!("measuring 11. open-loop tail latency ...");
+        rows.extend(measure::openloop::rows(settings).await);
+    }
+    if let Command::Compile {
+        rounds,
+        rebuilds,
+        lock,
+    } = &cli.command
+    {
+        eprintln!("measuring 12. build cost (cold builds take minutes each) ...");
+        let target = report_path().parent().and_then(Path::parent).map(Path::to_owned);
+        let target = target.unwrap_or_else(|| PathBuf::from("target"));
+        let options = measure::compile::Options {
+            rounds: *rounds,
+            rebuilds: *rebuilds,
+            lock: lock.clone().unwrap_or_else(|| target.join(".build-lock")),
+            work: target.join("aep-bench/compile"),
+        };
+        match measure::compile::rows(&options) {
+            Ok(compile) => rows.extend(compile),
+            Err(error) => {
+                eprintln!("aep-bench compile: {error}");
+                std::process::exit(1);
+            }
+        }
     }
     if all || matches!(cli.command, Command::Memory) {
         eprintln!("measuring 5. memory ...");

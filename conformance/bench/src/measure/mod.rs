@@ -1,6 +1,7 @@
 //! The measurements. Each runs the SDK variant and its baseline in the same process,
 //! interleaved over several rounds, and returns report rows.
 
+pub mod compile;
 pub mod gateway;
 pub mod growth;
 pub mod host;
@@ -11,6 +12,7 @@ pub mod memory;
 pub mod micro;
 pub mod ollama;
 pub mod openai;
+pub mod openloop;
 pub mod stream;
 
 use std::time::{Duration, Instant};
