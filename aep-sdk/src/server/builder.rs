@@ -11,6 +11,7 @@ use tokio_util::sync::CancellationToken;
 use tower_http::catch_panic::CatchPanicLayer;
 
 use super::access::{McpAccess, OriginPolicy};
+use super::args::ServeArgs;
 use super::auth::{self, BearerAuth, Gate, OAuth, ScopePolicy};
 use super::body::BodyLimits;
 use super::mcp::{McpMount, Timing};
@@ -44,6 +45,36 @@ pub(crate) struct Settings {
     pub(crate) tool_timeout: Option<Duration>,
     /// Whether Prometheus metrics are recorded.
     pub(crate) metrics: bool,
+}
+
+impl Settings {
+    /// What `args` change: one place for [`ExtensionBuilder::serve_args`] and
+    /// [`Extension::serve_with`].
+    ///
+    /// [`ExtensionBuilder::serve_args`]: ExtensionBuilder::serve_args
+    pub(crate) fn apply(&mut self, args: &ServeArgs) -> Result<(), Error> {
+        if args.metrics_listen.is_some() || crate::telemetry::metrics_enabled() {
+            self.metrics = true;
+        }
+        if let Some(token) = args.bearer_token()? {
+            self.auth = Some(BearerAuth::new(token).public_discovery(args.public_discovery));
+        }
+        if let Some(url) = &args.public_url {
+            self.public_url = Some(url.trim().to_owned());
+        }
+        if let Some(oauth) = args.oauth()? {
+            self.oauth = Some(oauth);
+        }
+        let access = &mut self.mcp_access;
+        access.allowed_hosts.extend(args.allowed_hosts.iter().cloned());
+        access
+            .allowed_origins
+            .extend(args.allowed_origins.iter().cloned());
+        if let Some(timeout) = args.tool_timeout {
+            self.tool_timeout = Some(timeout);
+        }
+        Ok(())
+    }
 }
 
 /// A configured extension: serve it with [`Extension::serve`] or take its
@@ -279,7 +310,7 @@ pub struct ExtensionBuilder {
     /// By MCP server id, resolved to paths by `build()`.
     mcp_scopes: Vec<(String, McpScopes)>,
     /// Applied by `build()`.
-    serve_args: Option<super::ServeArgs>,
+    serve_args: Option<ServeArgs>,
 }
 
 impl ExtensionBuilder {
@@ -549,7 +580,7 @@ impl ExtensionBuilder {
     /// let extension = Extension::builder("acme.empty", "Empty", "1.0.0").serve_args(&args).build().unwrap();
     /// assert!(extension.metrics_router().is_some());
     /// ```
-    pub fn serve_args(mut self, args: &super::ServeArgs) -> Self {
+    pub fn serve_args(mut self, args: &ServeArgs) -> Self {
         self.serve_args = Some(args.clone());
         self
     }

@@ -26,6 +26,7 @@
 
 mod access;
 mod aep_extension;
+mod args;
 mod auth;
 mod body;
 mod builder;
@@ -44,6 +45,7 @@ pub mod sse;
 
 pub use access::McpAccess;
 pub use aep_extension::AepExtension;
+pub use args::{DEFAULT_LISTEN, Secret, ServeArgs, parse_duration};
 pub use auth::{BearerAuth, OAuth};
 pub use body::{BodyLimits, DEFAULT_BODY_LIMIT, DEFAULT_BODY_READ_TIMEOUT};
 pub use builder::{DEFAULT_KEEP_ALIVE, Extension, ExtensionBuilder};
@@ -51,9 +53,7 @@ pub use chat_stream::ChatStream;
 pub use extract::{AepJson, AepPath};
 pub use metrics::MODEL_LABELS;
 pub use provider::{ModelProvider, RequestContext, collect_stream};
-pub use serve::{
-    ConnectionLimits, DEFAULT_LISTEN, Secret, ServeArgs, init_tracing, parse_duration, shutdown_signal,
-};
+pub use serve::{ConnectionLimits, init_tracing, shutdown_signal};
 
 use axum::response::{IntoResponse, Response};
 

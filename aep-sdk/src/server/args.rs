@@ -1,0 +1,335 @@
+//! The serving options ([`ServeArgs`]): flags and environment variables, read by clap
+//! when the options are parsed, and the grammar of their durations.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use super::OAuth;
+use crate::Error;
+
+/// Where an extension listens unless told otherwise: loopback only.
+pub const DEFAULT_LISTEN: &str = "127.0.0.1:8710";
+
+/// Serving options; flatten them into your own clap parser, or let
+/// [`Extension::serve`](super::Extension::serve) read them from the command line and environment.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ServeArgs {
+    /// Address to listen on, host:port. Loopback by default; to accept other interfaces
+    /// use e.g. 0.0.0.0:8710 and list the host names clients use with --allowed-host.
+    #[arg(long, env = "AEP_LISTEN", default_value = DEFAULT_LISTEN)]
+    pub listen: String,
+    /// Seconds open streams may run after a shutdown signal before they are ended with a
+    /// terminal update.
+    #[arg(long, env = "AEP_SHUTDOWN_GRACE_SECS", default_value_t = 10)]
+    pub shutdown_grace_secs: u64,
+    /// File holding a bearer token every request must carry (`Authorization: Bearer`).
+    /// The token may also come from AEP_BEARER_TOKEN; it is never logged.
+    #[arg(long, env = "AEP_BEARER_TOKEN_FILE")]
+    pub bearer_token_file: Option<PathBuf>,
+    /// The bearer token itself, read from `AEP_BEARER_TOKEN` when the options are parsed
+    /// (never a flag: command lines are visible to every user of the machine); the file
+    /// wins when both are given.
+    #[arg(skip = Secret::from_env("AEP_BEARER_TOKEN"))]
+    pub bearer_token: Option<Secret>,
+    /// Leave the discovery routes public when a bearer token is required.
+    #[arg(long, env = "AEP_PUBLIC_DISCOVERY")]
+    pub public_discovery: bool,
+    /// Extra `Host` values the MCP endpoints accept (besides localhost, 127.0.0.1, ::1).
+    #[arg(long = "allowed-host", env = "AEP_ALLOWED_HOSTS", value_delimiter = ',')]
+    pub allowed_hosts: Vec<String>,
+    /// Browser `Origin`s every route accepts besides pages on this machine (which are
+    /// accepted only on a loopback listen address), as `scheme://host[:port]` with `*`
+    /// for any port: e.g. `https://app.example.com,http://dev.example:*`.
+    #[arg(long = "allowed-origin", env = "AEP_ALLOWED_ORIGINS", value_delimiter = ',')]
+    pub allowed_origins: Vec<String>,
+    /// Seconds a client may take to send a request's headers.
+    #[arg(long, env = "AEP_HEADER_READ_TIMEOUT_SECS", default_value_t = 30)]
+    pub header_read_timeout_secs: u64,
+    /// Bound on every MCP tool call that has no `timeout` of its own (`30s`, `5m`);
+    /// none by default.
+    #[arg(long, env = "AEP_TOOL_TIMEOUT", value_parser = parse_duration)]
+    pub tool_timeout: Option<Duration>,
+    /// Accept OAuth access tokens issued by this authorization server (its issuer
+    /// identifier, e.g. `https://login.example.com`); repeat for several. The extension
+    /// becomes an OAuth 2.1 resource server: see the README's Authorization section.
+    #[arg(
+        long = "oauth-issuer",
+        env = "AEP_OAUTH_ISSUER",
+        value_delimiter = ',',
+        value_name = "URL"
+    )]
+    pub oauth_issuers: Vec<String>,
+    /// The extension's external base URL (behind a proxy, say): resource identifiers,
+    /// the tokens' required audiences, are derived from it. Default: the listen address.
+    #[arg(long, env = "AEP_PUBLIC_URL", value_name = "URL")]
+    pub public_url: Option<String>,
+    /// Also accept tokens whose `aud` is this (besides the resource's own URL).
+    #[arg(long = "oauth-audience", env = "AEP_OAUTH_AUDIENCES", value_delimiter = ',')]
+    pub oauth_audiences: Vec<String>,
+    /// Clock skew allowed on a token's exp and nbf.
+    #[arg(long, env = "AEP_OAUTH_LEEWAY", default_value = "60s", value_parser = parse_duration)]
+    pub oauth_leeway: Duration,
+    /// Client id of this resource server at the authorization server, to introspect
+    /// opaque tokens (RFC 7662); needs --oauth-introspection-secret-file.
+    #[arg(long, env = "AEP_OAUTH_INTROSPECTION_CLIENT_ID")]
+    pub oauth_introspection_client_id: Option<String>,
+    /// File holding that client's secret (or AEP_OAUTH_INTROSPECTION_SECRET); never logged.
+    #[arg(long, env = "AEP_OAUTH_INTROSPECTION_SECRET_FILE")]
+    pub oauth_introspection_secret_file: Option<PathBuf>,
+    /// That secret itself, read from `AEP_OAUTH_INTROSPECTION_SECRET` when the options
+    /// are parsed; the file wins.
+    #[arg(skip = Secret::from_env("AEP_OAUTH_INTROSPECTION_SECRET"))]
+    pub oauth_introspection_secret: Option<Secret>,
+    /// Introspection endpoint, when the issuer's metadata names none.
+    #[arg(long, env = "AEP_OAUTH_INTROSPECTION_URL", value_name = "URL")]
+    pub oauth_introspection_url: Option<String>,
+    /// Address of a second listener, host:port, serving `GET /metrics` in the Prometheus
+    /// text format; off by default (nothing is recorded and nothing listens). It needs no
+    /// bearer token: keep it on loopback or a private network.
+    #[arg(long, env = "AEP_METRICS_LISTEN")]
+    pub metrics_listen: Option<String>,
+}
+
+impl Default for ServeArgs {
+    fn default() -> Self {
+        Self {
+            listen: DEFAULT_LISTEN.to_owned(),
+            shutdown_grace_secs: 10,
+            bearer_token_file: None,
+            bearer_token: None,
+            public_discovery: false,
+            allowed_hosts: Vec::new(),
+            allowed_origins: Vec::new(),
+            header_read_timeout_secs: 30,
+            tool_timeout: None,
+            metrics_listen: None,
+            oauth_issuers: Vec::new(),
+            public_url: None,
+            oauth_audiences: Vec::new(),
+            oauth_leeway: Duration::from_secs(60),
+            oauth_introspection_client_id: None,
+            oauth_introspection_secret_file: None,
+            oauth_introspection_secret: None,
+            oauth_introspection_url: None,
+        }
+    }
+}
+
+#[derive(clap::Parser)]
+struct Cli {
+    #[command(flatten)]
+    serve: ServeArgs,
+}
+
+impl ServeArgs {
+    /// Reads the options from the process's command line and environment.
+    pub fn from_env() -> Self {
+        <Cli as clap::Parser>::parse().serve
+    }
+
+    /// The bearer token: the file's first line, else `AEP_BEARER_TOKEN`.
+    pub(crate) fn bearer_token(&self) -> Result<Option<String>, Error> {
+        secret(
+            self.bearer_token_file.as_deref(),
+            self.bearer_token.as_ref(),
+            "bearer token",
+        )
+    }
+
+    /// The OAuth resource server these options describe, if any issuer is given.
+    pub fn oauth(&self) -> Result<Option<OAuth>, Error> {
+        let issuers: Vec<&String> = self
+            .oauth_issuers
+            .iter()
+            .filter(|i| !i.trim().is_empty())
+            .collect();
+        let Some((first, rest)) = issuers.split_first() else {
+            if self.oauth_introspection_client_id.is_some() {
+                return Err(Error::Config(
+                    "--oauth-introspection-client-id needs --oauth-issuer".into(),
+                ));
+            }
+            return Ok(None);
+        };
+        let mut oauth = OAuth::issuer(first.trim()).leeway(self.oauth_leeway);
+        for issuer in rest {
+            oauth = oauth.also_issuer(issuer.trim());
+        }
+        for audience in &self.oauth_audiences {
+            oauth = oauth.audience(audience.trim());
+        }
+        if let Some(url) = &self.public_url {
+            oauth = oauth.public_url(url.trim());
+        }
+        if let Some(client_id) = &self.oauth_introspection_client_id {
+            let file = self.oauth_introspection_secret_file.as_deref();
+            let secret = secret(file, self.oauth_introspection_secret.as_ref(), "introspection client secret")?
+                .ok_or_else(|| {
+                    Error::Config(
+                        "--oauth-introspection-client-id needs --oauth-introspection-secret-file (or AEP_OAUTH_INTROSPECTION_SECRET)"
+                            .into(),
+                    )
+                })?;
+            oauth = oauth.introspection(client_id, secret);
+        }
+        if let Some(url) = &self.oauth_introspection_url {
+            oauth = oauth.introspection_endpoint(url);
+        }
+        Ok(Some(oauth.public_discovery(self.public_discovery)))
+    }
+}
+
+/// A secret value: never shown by `Debug`.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Secret(String);
+
+impl Secret {
+    /// Wraps `value`.
+    pub fn new(value: impl Into<String>) -> Self {
+        Self(value.into())
+    }
+
+    /// The value of environment variable `name`, unless unset or blank.
+    fn from_env(name: &str) -> Option<Self> {
+        std::env::var(name)
+            .ok()
+            .filter(|t| !t.trim().is_empty())
+            .map(Self)
+    }
+
+    /// The secret itself.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Secret(..)")
+    }
+}
+
+/// A secret: the first line of `file`, else `value`.
+fn secret(
+    file: Option<&std::path::Path>,
+    value: Option<&Secret>,
+    what: &str,
+) -> Result<Option<String>, Error> {
+    if let Some(path) = file {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| Error::Config(format!("cannot read the {what} file {}: {e}", path.display())))?;
+        let value = text.lines().next().unwrap_or("").trim().to_owned();
+        if value.is_empty() {
+            return Err(Error::Config(format!(
+                "the {what} file {} is empty",
+                path.display()
+            )));
+        }
+        return Ok(Some(value));
+    }
+    Ok(value.map(|s| s.expose().trim().to_owned()))
+}
+
+/// Reads a duration: `250ms`, `10s`, `5m`, `1h`, or a bare number of seconds
+/// (fractions allowed: `0.5`).
+///
+/// ```
+/// use std::time::Duration;
+/// use aep_sdk::server::parse_duration;
+///
+/// assert_eq!(parse_duration("250ms"), Ok(Duration::from_millis(250)));
+/// assert_eq!(parse_duration("90"), Ok(Duration::from_secs(90)));
+/// assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
+/// ```
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    aep_sdk_internals::duration::parse(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> ServeArgs {
+        <Cli as clap::Parser>::try_parse_from(std::iter::once("ext").chain(args.iter().copied()))
+            .expect("valid options")
+            .serve
+    }
+
+    #[test]
+    fn oauth_options_from_flags() {
+        assert!(parse(&[]).oauth().unwrap().is_none(), "no issuer, no OAuth");
+        let args = parse(&[
+            "--oauth-issuer",
+            "https://login.example.com,http://127.0.0.1:9000",
+            "--oauth-issuer",
+            "https://other.example",
+            "--public-url",
+            "https://tools.example.com",
+            "--oauth-audience",
+            "api://tools",
+            "--oauth-leeway",
+            "5s",
+            "--public-discovery",
+        ]);
+        let oauth = args.oauth().unwrap().expect("OAuth");
+        assert_eq!(
+            oauth.issuers,
+            [
+                "https://login.example.com",
+                "http://127.0.0.1:9000",
+                "https://other.example"
+            ]
+        );
+        assert_eq!(oauth.public_url.as_deref(), Some("https://tools.example.com"));
+        assert_eq!(oauth.audiences, ["api://tools"]);
+        assert_eq!(oauth.leeway, Duration::from_secs(5));
+        assert!(oauth.public_discovery);
+        assert!(oauth.introspection.is_none());
+    }
+
+    #[test]
+    fn introspection_needs_an_issuer_and_a_secret() {
+        let refused = parse(&["--oauth-introspection-client-id", "rs"]).oauth();
+        assert!(refused.unwrap_err().to_string().contains("--oauth-issuer"));
+        let dir = std::env::temp_dir().join(format!("aep-serve-secret-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("secret");
+        std::fs::write(&file, "s3cret\n").unwrap();
+        let path = file.display().to_string();
+        let args = parse(&[
+            "--oauth-issuer",
+            "https://login.example.com",
+            "--oauth-introspection-client-id",
+            "rs",
+            "--oauth-introspection-secret-file",
+            &path,
+        ]);
+        let oauth = args.oauth().unwrap().expect("OAuth");
+        assert_eq!(oauth.introspection, Some(("rs".to_owned(), "s3cret".to_owned())));
+        assert!(!format!("{oauth:?}").contains("s3cret"), "Debug hides the secret");
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    #[test]
+    fn secrets_given_as_values_serve_and_never_show() {
+        let args = ServeArgs {
+            bearer_token: Some(Secret::new(" t0ken-value ")),
+            oauth_issuers: vec!["https://login.example".into()],
+            oauth_introspection_client_id: Some("rs".into()),
+            oauth_introspection_secret: Some(Secret::new("intro-s3cret")),
+            ..ServeArgs::default()
+        };
+        assert_eq!(args.bearer_token().unwrap().as_deref(), Some("t0ken-value"));
+        let oauth = args.oauth().unwrap().unwrap();
+        assert_eq!(
+            oauth.introspection,
+            Some(("rs".to_owned(), "intro-s3cret".to_owned()))
+        );
+        let shown = format!("{args:?}");
+        assert!(
+            !shown.contains("t0ken") && !shown.contains("intro-s3cret"),
+            "{shown}"
+        );
+        assert_eq!(ServeArgs::default().bearer_token().unwrap(), None);
+    }
+}
