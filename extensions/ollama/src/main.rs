@@ -10,8 +10,13 @@ async fn main() -> Result<(), aep_sdk::Error> {
     let cli = Cli::parse();
     aep_sdk::server::init_tracing();
     tracing::info!(ollama = %cli.ollama.url, "using Ollama");
-    OllamaExtension::new(cli.ollama)?
+    let served = OllamaExtension::new(cli.ollama)?
         .into_extension()?
         .serve_with(cli.serve)
+        .await;
+    // Spans and metrics still buffered go out before the process ends.
+    tokio::task::spawn_blocking(aep_sdk::telemetry::shutdown)
         .await
+        .ok();
+    served
 }

@@ -69,5 +69,10 @@ pub async fn serve<E: aep_sdk::server::AepExtension>(
     extension: E,
     serve: aep_sdk::server::ServeArgs,
 ) -> Result<(), aep_sdk::Error> {
-    build(extension)?.serve_with(serve).await
+    let served = build(extension)?.serve_with(serve).await;
+    // Spans and metrics still buffered go out before the process ends.
+    tokio::task::spawn_blocking(aep_sdk::telemetry::shutdown)
+        .await
+        .ok();
+    served
 }

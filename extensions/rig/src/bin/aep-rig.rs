@@ -20,6 +20,10 @@ async fn main() -> std::process::ExitCode {
         Ok(extension) => extension.serve_with(cli.serve).await,
         Err(error) => Err(error),
     };
+    // Spans and metrics still buffered go out before the process ends.
+    tokio::task::spawn_blocking(aep_sdk::telemetry::shutdown)
+        .await
+        .ok();
     match served {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(error) => {
