@@ -89,8 +89,26 @@ fn every_starting_point_builds_without_warnings_and_passes_conformance() {
             stdout.contains("test result: ok"),
             "{starting_point}: no tests ran\n{stdout}"
         );
+        // The binary as `cargo build` makes it (aep-sdk's default features; `cargo test`
+        // built it with the dev-dependencies' features), checked by the peers below too.
+        let built = Command::new(env!("CARGO"))
+            .args(["build", "--quiet"])
+            .current_dir(&dest)
+            .env("CARGO_TARGET_DIR", root.join("target"))
+            .env_remove("RUSTFLAGS")
+            .output()
+            .expect("cargo build runs");
+        assert!(
+            built.status.success(),
+            "{starting_point}: cargo build failed\n{}",
+            String::from_utf8_lossy(&built.stderr)
+        );
+        let binary = root.join("target/debug").join(&name);
+        if starting_point == "tools-and-provider" {
+            without_optional_features(&binary);
+        }
         if starting_point != "model-provider" {
-            peers_accept(&root.join("target/debug").join(&name));
+            peers_accept(&binary);
         }
     }
 }
@@ -132,6 +150,43 @@ fn lean(starting_point: &str, dest: &Path) {
         heavy.is_empty(),
         "{starting_point}: default features build {heavy:?}\n{tree}"
     );
+}
+
+/// What a default-features binary does with what needs a feature it lacks: OAuth settings
+/// stop it before it listens, naming the feature; native options are refused as by an
+/// extension that declares no option set (422 `option_set_unsupported`).
+fn without_optional_features(binary: &Path) {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    runtime.block_on(async {
+        let refused = aep_peers::start_binary_with(binary, &["--oauth-issuer", "https://login.example.com"]).await;
+        let Err(said) = refused else {
+            panic!("{}: served OAuth without the `oauth` feature", binary.display());
+        };
+        assert!(said.contains("`oauth` feature"), "{said}");
+
+        let running = aep_peers::start_binary(binary).await.unwrap_or_else(|e| panic!("{e}"));
+        let addr = running
+            .base_url
+            .trim_start_matches("http://")
+            .parse()
+            .expect("the binary logs host:port");
+        let body = br#"{"model":"echo-1","messages":[{"role":"user","contents":[{"kind":"text","text":"hi"}]}],
+            "options":{"nativeOptions":{"optionSet":"acme.tuning","version":"1.0.0","schemaDigest":"sha256:00","values":{}}}}"#;
+        let request = aep_sdk::testing::raw::request(
+            "POST",
+            "/aep/model-providers/echo/chat",
+            &["content-type: application/json"],
+            body,
+        );
+        let answer = aep_sdk::testing::raw::exchange(addr, request, std::time::Duration::from_secs(10))
+            .await
+            .answer();
+        assert_eq!(answer.status, 422, "{}", answer.preview());
+        assert_eq!(answer.error_code().as_deref(), Some("option_set_unsupported"), "{}", answer.preview());
+    });
 }
 
 /// The generated binary, started as a user would, checked by the peers nobody here wrote

@@ -712,7 +712,6 @@ impl ExtensionBuilder {
             Bytes::from(serde_json::to_vec(&manifest.contributions.model_providers).unwrap_or_default());
         #[cfg_attr(not(feature = "config"), allow(unused_mut))]
         let mut routes = self.extra_routes;
-        #[cfg_attr(not(feature = "config"), allow(unused_mut))]
         let mut checks = self.checks;
         #[cfg(feature = "config")]
         {

@@ -77,7 +77,7 @@ impl Extension {
         init_tracing();
         let served = self.serve_with(ServeArgs::from_env()).await;
         // Spans and metrics still buffered go out before the process ends.
-        tokio::task::spawn_blocking(crate::telemetry::shutdown).await.ok();
+        crate::telemetry::finish().await;
         served
     }
 
@@ -96,8 +96,8 @@ impl Extension {
 
     /// Like [`Extension::serve`] with explicit options, reading no command line or
     /// environment and setting nothing process-wide: install a subscriber first
-    /// ([`init_tracing`]) to see its logs, and call [`crate::telemetry::shutdown`] after
-    /// it if that exports spans.
+    /// ([`init_tracing`]) to see its logs, and await [`crate::telemetry::finish`]
+    /// after it if that exports spans.
     pub async fn serve_with(self, args: ServeArgs) -> Result<(), Error> {
         let extension = self.apply(&args)?;
         let listener = TcpListener::bind(&args.listen)

@@ -159,6 +159,14 @@ pub fn shutdown() {
     pipeline::shutdown();
 }
 
+/// [`shutdown`] from async code: on a blocking thread, so the exporters' own runtime
+/// work does not stall this one. What [`Extension::serve`](crate::server::Extension::serve)
+/// does before it returns; call it after
+/// [`Extension::serve_with`](crate::server::Extension::serve_with) in a binary of your own.
+pub async fn finish() {
+    tokio::task::spawn_blocking(shutdown).await.ok();
+}
+
 /// Installs `fmt` logs filtered by `filter` (an `EnvFilter` directive), plus the
 /// OpenTelemetry layer when spans are exported, and logs [`warnings`]. Does nothing if
 /// a subscriber is already installed.

@@ -15,8 +15,6 @@ async fn main() -> Result<(), aep_sdk::Error> {
         .serve_with(cli.serve)
         .await;
     // Spans and metrics still buffered go out before the process ends.
-    tokio::task::spawn_blocking(aep_sdk::telemetry::shutdown)
-        .await
-        .ok();
+    aep_sdk::telemetry::finish().await;
     served
 }

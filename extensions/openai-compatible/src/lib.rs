@@ -71,8 +71,6 @@ pub async fn serve<E: aep_sdk::server::AepExtension>(
 ) -> Result<(), aep_sdk::Error> {
     let served = build(extension)?.serve_with(serve).await;
     // Spans and metrics still buffered go out before the process ends.
-    tokio::task::spawn_blocking(aep_sdk::telemetry::shutdown)
-        .await
-        .ok();
+    aep_sdk::telemetry::finish().await;
     served
 }

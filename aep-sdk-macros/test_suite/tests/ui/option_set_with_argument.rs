@@ -7,7 +7,7 @@ struct Ext;
 impl Ext {
     #[option_set(name = "tuning")]
     fn options(&self) -> OptionSetDecl {
-        unimplemented!()
+        OptionSetDecl::new("t.ext/tuning", "tuning")
     }
 }
 

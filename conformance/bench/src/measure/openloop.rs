@@ -648,9 +648,8 @@ fn quantiles(outcomes: &[Outcome], q: f64) -> Vec<f64> {
     outcomes.iter().map(|o| o.quantile_us(q)).collect()
 }
 
-fn median(mut values: Vec<f64>) -> f64 {
-    values.sort_by(f64::total_cmp);
-    values.get(values.len() / 2).copied().unwrap_or(f64::NAN)
+fn median(values: Vec<f64>) -> f64 {
+    crate::stats::Summary::of(&values).median
 }
 
 /// What the rounds of a rate say besides their latencies: achieved rate, lag, trouble.

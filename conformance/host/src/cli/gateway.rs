@@ -20,12 +20,9 @@ pub(super) async fn gateway(cli: &Cli, serve: &ServeArgs, urls: &[String]) -> Re
     let discover = host.config.tool_resources()?.is_empty();
     let gateway = Gateway::new(Arc::new(host.catalog)).discover_tools(discover);
     let extension = gateway.extension()?;
-    let served = extension.serve_with(serve.clone()).await;
-    // Spans and metrics still buffered go out before the process ends.
-    tokio::task::spawn_blocking(aep_sdk::telemetry::shutdown)
+    extension
+        .serve_with(serve.clone())
         .await
-        .ok();
-    served
         .map_err(|error| HostError::new(ErrorCode::ExtensionUnreachable, format!("the gateway: {error}")))?;
     Ok(ExitCode::SUCCESS)
 }

@@ -21,9 +21,7 @@ async fn main() -> std::process::ExitCode {
         Err(error) => Err(error),
     };
     // Spans and metrics still buffered go out before the process ends.
-    tokio::task::spawn_blocking(aep_sdk::telemetry::shutdown)
-        .await
-        .ok();
+    aep_sdk::telemetry::finish().await;
     match served {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(error) => {
