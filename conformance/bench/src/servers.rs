@@ -146,7 +146,12 @@ pub async fn sdk() -> Running {
 
 /// The hand-written axum routes and rmcp server at `/mcp`.
 pub async fn baseline() -> Running {
-    let mcp = StreamableHttpService::new(
+    serve(baseline_router().route_service("/mcp", baseline_mcp())).await
+}
+
+/// The bare rmcp server: rmcp's Streamable HTTP service with its default settings.
+pub fn baseline_mcp() -> StreamableHttpService<HandWritten, LocalSessionManager> {
+    StreamableHttpService::new(
         || {
             Ok(HandWritten {
                 tool_router: HandWritten::tool_router(),
@@ -154,8 +159,7 @@ pub async fn baseline() -> Running {
         },
         Arc::new(LocalSessionManager::default()),
         StreamableHttpServerConfig::default(),
-    );
-    serve(baseline_router().route_service("/mcp", mcp)).await
+    )
 }
 
 /// The hand-written AEP routes.

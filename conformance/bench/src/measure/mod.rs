@@ -131,9 +131,21 @@ pub async fn frames(
 /// its own) and returns it, killed when dropped, with the URL its first line announces
 /// (`listening on <url>`).
 pub async fn upstream_process(args: &[&str]) -> (tokio::process::Child, String) {
+    spawn_self(
+        tokio::process::Command::new(std::env::current_exe().expect("own executable")),
+        args,
+    )
+    .await
+}
+
+/// Runs `aep-bench <args>` from `command` (this executable, set up by the caller) and
+/// reads the URL from its first line, `listening on <url>`.
+pub async fn spawn_self(
+    mut command: tokio::process::Command,
+    args: &[&str],
+) -> (tokio::process::Child, String) {
     use tokio::io::{AsyncBufReadExt, BufReader};
-    let exe = std::env::current_exe().expect("own executable");
-    let mut child = tokio::process::Command::new(exe)
+    let mut child = command
         .args(args)
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null())
