@@ -37,9 +37,15 @@ pub struct Outcome {
     pub errors: u64,
     /// Requests not answered by the round's deadline.
     pub unfinished: u64,
-    /// Recorded requests answered per second, over the measured window.
+    /// Good answers to the recorded requests per second of their schedule (a server
+    /// that falls behind but answers everything before the deadline shows in the
+    /// latencies, not here).
     pub achieved: f64,
     pub target: u64,
+    /// Requests sent, warm-up included.
+    pub sent: u64,
+    /// The server process's CPU time per request sent, µs (when its process is known).
+    pub server_cpu_us: Option<f64>,
 }
 
 impl Outcome {
@@ -69,29 +75,56 @@ pub fn connections_for(rate: u64) -> usize {
     ((rate / 500) as usize).clamp(32, 256)
 }
 
-/// Runs one open-loop round on a thread of its own (a current-thread runtime, plus the
-/// pacing thread), both on the CPUs `on` if given: `warmup` unrecorded, then `duration`
-/// recorded, at `rate` req/s.
-pub async fn round(
-    target: Target,
-    rate: u64,
-    warmup: Duration,
-    duration: Duration,
-    on: Option<Vec<usize>>,
-) -> Outcome {
-    // A thread of its own rather than the blocking pool's: the pinning stays with it.
-    let (done, outcome) = tokio::sync::oneshot::channel();
-    std::thread::spawn(move || {
-        if let Some(cpus) = &on {
-            super::cpus::pin(cpus).expect("pin the generator");
-        }
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .expect("generator runtime");
-        let _ = done.send(runtime.block_on(drive(target, rate, warmup, duration)));
-    });
-    outcome.await.expect("the generator thread ends with an outcome")
+/// One round at `rate` req/s: `warmup` unrecorded, then `duration` recorded, the
+/// schedule handed to the targets in turn, `slice` each (all of it to one target if
+/// there is one). A slice is long against a request and short against what disturbs a
+/// shared machine (another tenant, a busy host), so the targets see the same machine
+/// and their histograms can be compared.
+#[derive(Debug, Clone)]
+pub struct Round {
+    pub rate: u64,
+    pub warmup: Duration,
+    pub duration: Duration,
+    pub slice: Duration,
+    /// The CPUs the generator and its pacer run on.
+    pub on: Option<Vec<usize>>,
+}
+
+impl Round {
+    /// Runs the round on a thread of its own (a current-thread runtime, plus the pacing
+    /// thread): one outcome per target, in their order.
+    pub async fn run(&self, targets: Vec<Target>) -> Vec<Outcome> {
+        // A thread of its own rather than the blocking pool's: the pinning stays with it.
+        let (done, outcomes) = tokio::sync::oneshot::channel();
+        let round = self.clone();
+        std::thread::spawn(move || {
+            if let Some(cpus) = &round.on {
+                super::cpus::pin(cpus).expect("pin the generator");
+            }
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .expect("generator runtime");
+            let servers: Vec<Option<u32>> = targets.iter().map(|t| t.server).collect();
+            let cpu = |pid: &Option<u32>| pid.and_then(super::serve::cpu_time);
+            let before: Vec<_> = servers.iter().map(cpu).collect();
+            let mut outcomes = runtime.block_on(drive(&round, targets));
+            for ((outcome, pid), before) in outcomes.iter_mut().zip(&servers).zip(before) {
+                if let (Some(before), Some(after)) = (before, cpu(pid)) {
+                    let used = after.saturating_sub(before).as_secs_f64() * 1e6;
+                    outcome.server_cpu_us = Some(used / outcome.sent.max(1) as f64);
+                }
+            }
+            let _ = done.send(outcomes);
+        });
+        outcomes.await.expect("the generator thread ends with outcomes")
+    }
+
+    /// Which target the request meant for `intended` goes to.
+    fn target_of(&self, start: Instant, intended: Instant, targets: usize) -> usize {
+        let slice = self.slice.as_nanos().max(1);
+        ((intended.saturating_duration_since(start).as_nanos() / slice) % targets as u128) as usize
+    }
 }
 
 async fn connect(addr: SocketAddr) -> Option<SendRequest<Full<Bytes>>> {
@@ -108,6 +141,11 @@ async fn connect(addr: SocketAddr) -> Option<SendRequest<Full<Bytes>>> {
         .await
         .ok()
         .flatten()
+}
+
+/// A new connection for target `t`, in place of one that broke.
+async fn reconnect(t: usize, addr: SocketAddr) -> (usize, Option<SendRequest<Full<Bytes>>>) {
+    (t, connect(addr).await)
 }
 
 /// The pacer: releases request `i` at `start + i / rate` until `count` are out.
@@ -172,28 +210,57 @@ fn send(
     })
 }
 
-async fn drive(target: Target, rate: u64, warmup: Duration, duration: Duration) -> Outcome {
-    let connections = connections_for(rate);
-    let mut idle = Vec::with_capacity(connections);
-    for _ in 0..connections {
-        idle.push(connect(target.addr).await.expect("connect to the server"));
+/// One target's side of a round: its connections, its queue, what it recorded.
+struct Side {
+    target: Target,
+    idle: Vec<SendRequest<Full<Bytes>>>,
+    /// Its slots' numbers (global: target index x connections + k) not in use.
+    free_slots: Vec<usize>,
+    queue: VecDeque<Instant>,
+    latency: Histogram<u64>,
+    lag: Histogram<u64>,
+    waited: u64,
+    errors: u64,
+    answered: u64,
+    sent: u64,
+    /// Requests scheduled for it in the measured window.
+    scheduled: u64,
+}
+
+async fn drive(round: &Round, targets: Vec<Target>) -> Vec<Outcome> {
+    let connections = connections_for(round.rate);
+    let n = targets.len();
+    let mut sides = Vec::with_capacity(n);
+    for (t, target) in targets.into_iter().enumerate() {
+        let mut idle = Vec::with_capacity(connections);
+        for _ in 0..connections {
+            idle.push(connect(target.addr).await.expect("connect to the server"));
+        }
+        sides.push(Side {
+            target,
+            idle,
+            free_slots: (t * connections..(t + 1) * connections).collect(),
+            queue: VecDeque::new(),
+            latency: histogram(),
+            lag: histogram(),
+            waited: 0,
+            errors: 0,
+            answered: 0,
+            sent: 0,
+            scheduled: 0,
+        });
     }
     let start = Instant::now() + Duration::from_millis(20);
-    let measured_from = start + warmup;
-    let total = warmup + duration;
+    let measured_from = start + round.warmup;
+    let total = round.warmup + round.duration;
+    let rate = round.rate;
     let count = ((total.as_secs_f64() * rate as f64).round() as u64).max(1);
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     let pacer = std::thread::spawn(move || pace(start, rate, count, tx));
 
-    let mut latency = histogram();
-    let mut lag = histogram();
-    let (mut waited, mut errors, mut answered) = (0u64, 0u64, 0u64);
-    let mut last_done = measured_from;
-    let mut queue: VecDeque<Instant> = VecDeque::new();
     let mut inflight: FuturesUnordered<InFlight> = FuturesUnordered::new();
     // Intended time of the request on each slot, for the deadline's accounting.
-    let mut busy: Vec<Option<Instant>> = vec![None; connections];
-    let mut free_slots: Vec<usize> = (0..connections).collect();
+    let mut busy: Vec<Option<Instant>> = vec![None; connections * n];
     let mut reconnecting = FuturesUnordered::new();
     let mut next_id = 1u64;
     let mut released = true;
@@ -203,88 +270,124 @@ async fn drive(target: Target, rate: u64, warmup: Duration, duration: Duration) 
 
     loop {
         // Hand queued requests to idle connections.
-        while !queue.is_empty() && !idle.is_empty() {
-            let intended = queue.pop_front().expect("queued");
-            let connection = idle.pop().expect("idle");
-            let slot = free_slots.pop().expect("a slot per connection");
-            let now = Instant::now();
-            if intended >= measured_from {
-                lag.saturating_record(nanos(now.saturating_duration_since(intended)));
+        for side in &mut sides {
+            while !side.queue.is_empty() && !side.idle.is_empty() {
+                let intended = side.queue.pop_front().expect("queued");
+                let connection = side.idle.pop().expect("idle");
+                let slot = side.free_slots.pop().expect("a slot per connection");
+                let now = Instant::now();
+                if intended >= measured_from {
+                    side.lag
+                        .saturating_record(nanos(now.saturating_duration_since(intended)));
+                }
+                busy[slot] = Some(intended);
+                let request = side.target.request(next_id);
+                inflight.push(send(slot, connection, request, intended, side.target.expect));
+                next_id += 1;
             }
-            busy[slot] = Some(intended);
-            inflight.push(send(
-                slot,
-                connection,
-                target.request(next_id),
-                intended,
-                target.expect,
-            ));
-            next_id += 1;
         }
-        if !released && queue.is_empty() && inflight.is_empty() {
+        let idle_work = sides.iter().all(|s| s.queue.is_empty());
+        if !released && idle_work && inflight.is_empty() {
             break;
         }
         tokio::select! {
             biased;
             due = rx.recv(), if released => match due {
                 Some(intended) => {
-                    if idle.is_empty() && intended >= measured_from {
-                        waited += 1;
+                    let side = &mut sides[round.target_of(start, intended, n)];
+                    if intended >= measured_from {
+                        side.scheduled += 1;
+                        if side.idle.is_empty() {
+                            side.waited += 1;
+                        }
                     }
-                    queue.push_back(intended);
+                    side.sent += 1;
+                    side.queue.push_back(intended);
                 }
                 None => released = false,
             },
             Some(done) = inflight.next() => {
                 let now = Instant::now();
+                let t = done.slot / connections;
+                let side = &mut sides[t];
                 busy[done.slot] = None;
-                free_slots.push(done.slot);
+                side.free_slots.push(done.slot);
                 if done.intended >= measured_from {
-                    latency.saturating_record(nanos(now.saturating_duration_since(done.intended)));
+                    side.latency
+                        .saturating_record(nanos(now.saturating_duration_since(done.intended)));
                     if done.ok {
-                        answered += 1;
-                        last_done = now;
+                        side.answered += 1;
                     } else {
-                        errors += 1;
+                        side.errors += 1;
                     }
                 }
                 match done.connection {
-                    Some(connection) => idle.push(connection),
-                    None => reconnecting.push(connect(target.addr)),
+                    Some(connection) => side.idle.push(connection),
+                    None => {
+                        reconnecting.push(reconnect(t, side.target.addr));
+                    }
                 }
             },
-            Some(connection) = reconnecting.next(), if !reconnecting.is_empty() => match connection {
-                Some(connection) => idle.push(connection),
-                None => reconnecting.push(connect(target.addr)),
+            Some((t, connection)) = reconnecting.next(), if !reconnecting.is_empty() => match connection {
+                Some(connection) => sides[t].idle.push(connection),
+                None => reconnecting.push(reconnect(t, sides[t].target.addr)),
             },
             _ = &mut deadline_sleep => break,
         }
     }
     // Whatever is left at the deadline counts from its intended time to now.
     let now = Instant::now();
-    let mut unfinished = 0;
-    for intended in queue.iter().copied().chain(busy.iter().flatten().copied()) {
-        if intended >= measured_from {
-            latency.saturating_record(nanos(now.saturating_duration_since(intended)));
-            unfinished += 1;
+    let mut unfinished = vec![0u64; n];
+    for side in &mut sides {
+        for &intended in &side.queue {
+            if intended >= measured_from {
+                side.latency
+                    .saturating_record(nanos(now.saturating_duration_since(intended)));
+            }
+        }
+    }
+    for (slot, intended) in busy.iter().enumerate() {
+        if let Some(intended) = *intended {
+            if intended >= measured_from {
+                sides[slot / connections]
+                    .latency
+                    .saturating_record(nanos(now.saturating_duration_since(intended)));
+                unfinished[slot / connections] += 1;
+            }
         }
     }
     drop(rx);
     let _ = pacer.join();
-    let window = last_done.saturating_duration_since(measured_from).as_secs_f64();
-    Outcome {
-        latency,
-        lag,
-        waited,
-        errors,
-        unfinished,
-        achieved: if window > 0.0 {
-            answered as f64 / window
-        } else {
-            0.0
-        },
-        target: rate,
-    }
+    sides
+        .into_iter()
+        .zip(unfinished)
+        .map(|(side, unfinished)| {
+            let unfinished = unfinished
+                + side
+                    .queue
+                    .iter()
+                    .filter(|&&intended| intended >= measured_from)
+                    .count() as u64;
+            // Its time in the measured window: the scheduled requests' worth, so that
+            // a round shared in slices counts each target's own slices.
+            let window = side.scheduled as f64 / rate as f64;
+            Outcome {
+                latency: side.latency,
+                lag: side.lag,
+                waited: side.waited,
+                errors: side.errors,
+                unfinished,
+                achieved: if window > 0.0 {
+                    side.answered as f64 / window
+                } else {
+                    0.0
+                },
+                target: rate,
+                sent: side.sent,
+                server_cpu_us: None,
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -313,6 +416,16 @@ mod tests {
         Target::new(base, "/chat", Body::Fixed(Bytes::from_static(b"{}")), b"\"finish")
     }
 
+    fn round(rate: u64, warmup_ms: u64, duration_ms: u64) -> Round {
+        Round {
+            rate,
+            warmup: Duration::from_millis(warmup_ms),
+            duration: Duration::from_millis(duration_ms),
+            slice: Duration::from_millis(50),
+            on: None,
+        }
+    }
+
     /// The reason the generator exists: a server slower than the schedule holds requests
     /// back, and they are timed from when they were meant to go, not from when a
     /// connection came free. 300 requests at 1000/s on 32 connections of a server taking
@@ -322,14 +435,8 @@ mod tests {
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn latency_counts_from_the_intended_send_time() {
         let base = slow_server(Duration::from_millis(100), 200).await;
-        let outcome = round(
-            chat(&base),
-            1000,
-            Duration::ZERO,
-            Duration::from_millis(300),
-            None,
-        )
-        .await;
+        let [outcome] =
+            <[Outcome; 1]>::try_from(round(1000, 0, 300).run(vec![chat(&base)]).await).expect("one outcome");
         assert_eq!(outcome.latency.len(), 300, "every scheduled request is recorded");
         assert_eq!((outcome.errors, outcome.unfinished), (0, 0));
         assert!(
@@ -345,30 +452,28 @@ mod tests {
         assert!(!outcome.sustained());
     }
 
-    /// Failed answers are counted as errors (and recorded), never as good answers.
+    /// Failed answers are counted as errors (and recorded), never as good answers;
+    /// requests before the measured window are sent but not recorded.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn failed_answers_are_errors() {
+    async fn failed_answers_are_errors_and_the_warm_up_is_not_recorded() {
         let base = slow_server(Duration::ZERO, 500).await;
-        let outcome = round(chat(&base), 200, Duration::ZERO, Duration::from_millis(250), None).await;
-        assert_eq!(outcome.errors, 50);
-        assert_eq!(outcome.latency.len(), 50);
-        assert_eq!(outcome.achieved, 0.0);
-        assert!(!outcome.sustained());
+        let outcomes = round(200, 250, 250).run(vec![chat(&base)]).await;
+        assert_eq!(outcomes[0].errors, 50);
+        assert_eq!(outcomes[0].latency.len(), 50);
+        assert_eq!(outcomes[0].achieved, 0.0);
+        assert!(!outcomes[0].sustained());
     }
 
-    /// Requests before the measured window are sent but not recorded.
+    /// Two targets take the schedule in turns, each recording only its own answers.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn the_warm_up_is_not_recorded() {
-        let base = slow_server(Duration::ZERO, 200).await;
-        let outcome = round(
-            chat(&base),
-            200,
-            Duration::from_millis(250),
-            Duration::from_millis(250),
-            None,
-        )
-        .await;
-        assert_eq!(outcome.latency.len(), 50);
-        assert_eq!(outcome.errors, 0);
+    async fn targets_take_the_schedule_in_slices() {
+        let good = slow_server(Duration::ZERO, 200).await;
+        let failing = slow_server(Duration::ZERO, 503).await;
+        // 400 ms at 1000/s in 50 ms slices: 4 slices, 200 requests, each.
+        let outcomes = round(1000, 100, 400).run(vec![chat(&good), chat(&failing)]).await;
+        assert_eq!(outcomes[0].latency.len(), 200);
+        assert_eq!(outcomes[0].errors, 0);
+        assert_eq!(outcomes[1].latency.len(), 200);
+        assert_eq!(outcomes[1].errors, 200);
     }
 }

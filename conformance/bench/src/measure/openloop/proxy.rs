@@ -4,7 +4,7 @@
 
 use super::serve::Child;
 use super::target::{Body, Target};
-use super::{Settings, latency_rows, log};
+use super::{Settings, latency_rows};
 use crate::report::Row;
 
 /// A proxy and its stand-in, running, with the two targets: through the proxy, and the
@@ -84,16 +84,11 @@ pub async fn rows(proxy: Proxy, settings: &Settings) -> Vec<Row> {
         let (mut via, mut direct) = (Vec::new(), Vec::new());
         for r in 0..settings.rounds {
             let setup = proxy.start(settings).await;
-            for use_proxy in [r % 2 == 0, r % 2 != 0] {
-                let target = if use_proxy { &setup.via } else { &setup.direct };
-                let outcome = settings.round(target.clone(), rate).await;
-                log(if use_proxy { "via " } else { "dir " }, rate, &outcome);
-                if use_proxy {
-                    via.push(outcome)
-                } else {
-                    direct.push(outcome)
-                }
-            }
+            let (v, d) = settings
+                .pair(r, rate, &setup.via, &setup.direct, ["via ", "dir "])
+                .await;
+            via.push(v);
+            direct.push(d);
         }
         let added: Vec<f64> = via
             .iter()
@@ -107,6 +102,7 @@ pub async fn rows(proxy: Proxy, settings: &Settings) -> Vec<Row> {
             &via,
             &direct,
             settings,
+            None,
         ));
         rows.push(
             Row::single(

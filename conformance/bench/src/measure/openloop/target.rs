@@ -17,6 +17,8 @@ pub struct Target {
     body: Body,
     /// A byte string every good answer contains.
     pub expect: &'static [u8],
+    /// The process serving it, whose CPU time is counted per request.
+    pub server: Option<u32>,
 }
 
 #[derive(Clone)]
@@ -43,7 +45,14 @@ impl Target {
             )],
             body,
             expect,
+            server: None,
         }
+    }
+
+    /// Counts the CPU time of process `pid` as this target's server's.
+    pub fn served_by(mut self, pid: Option<u32>) -> Self {
+        self.server = pid;
+        self
     }
 
     pub fn header(mut self, name: &'static str, value: &str) -> Self {
