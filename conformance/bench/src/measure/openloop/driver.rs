@@ -44,6 +44,9 @@ pub struct Outcome {
     pub target: u64,
     /// Requests sent, warm-up included.
     pub sent: u64,
+    /// Requests sent again because their connection had been closed before they were
+    /// written.
+    pub resent: u64,
     /// The server process's CPU time per request sent, µs (when its process is known).
     pub server_cpu_us: Option<f64>,
 }
@@ -170,12 +173,24 @@ fn pace(start: Instant, rate: u64, count: u64, out: tokio::sync::mpsc::Unbounded
 type InFlight = std::pin::Pin<Box<dyn std::future::Future<Output = Done>>>;
 
 /// A finished request: its connection (if still usable), when it was meant to go, and
-/// whether the answer was good.
+/// how it went.
 struct Done {
     slot: usize,
     connection: Option<SendRequest<Full<Bytes>>>,
     intended: Instant,
-    ok: bool,
+    answer: Answer,
+}
+
+enum Answer {
+    /// A 2xx answer with the expected bytes.
+    Good,
+    /// Anything else once the request was on its way: an error status, a broken or
+    /// stalled exchange, an answer without the expected bytes.
+    Bad,
+    /// The connection was closed before the request could be written (a server may
+    /// close a kept-alive connection it has not heard from): it goes out again on
+    /// another one, still timed from its intended time.
+    NotSent,
 }
 
 fn send(
@@ -187,25 +202,40 @@ fn send(
 ) -> InFlight {
     Box::pin(async move {
         let exchange = async {
-            connection.ready().await.ok()?;
-            let response = connection.send_request(request).await.ok()?;
+            if connection.ready().await.is_err() {
+                return Answer::NotSent;
+            }
+            let response = match connection.try_send_request(request).await {
+                Ok(response) => response,
+                Err(mut error) => {
+                    return match error.take_message() {
+                        Some(_) => Answer::NotSent,
+                        None => Answer::Bad,
+                    };
+                }
+            };
             let status = response.status();
-            let body = response.into_body().collect().await.ok()?.to_bytes();
-            Some(status.is_success() && body.windows(expect.len()).any(|w| w == expect))
+            let Ok(body) = response.into_body().collect().await else {
+                return Answer::Bad;
+            };
+            let body = body.to_bytes();
+            if status.is_success() && body.windows(expect.len()).any(|w| w == expect) {
+                Answer::Good
+            } else {
+                Answer::Bad
+            }
         };
-        match tokio::time::timeout(REQUEST_DEADLINE, exchange).await {
-            Ok(Some(ok)) => Done {
-                slot,
-                connection: Some(connection),
-                intended,
-                ok,
-            },
-            _ => Done {
-                slot,
-                connection: None,
-                intended,
-                ok: false,
-            },
+        // A connection whose exchange ran out of time is mid-request: not reusable.
+        let (answer, finished) = match tokio::time::timeout(REQUEST_DEADLINE, exchange).await {
+            Ok(answer) => (answer, true),
+            Err(_) => (Answer::Bad, false),
+        };
+        let usable = finished && !connection.is_closed();
+        Done {
+            slot,
+            connection: usable.then_some(connection),
+            intended,
+            answer,
         }
     })
 }
@@ -223,6 +253,7 @@ struct Side {
     errors: u64,
     answered: u64,
     sent: u64,
+    resent: u64,
     /// Requests scheduled for it in the measured window.
     scheduled: u64,
 }
@@ -247,6 +278,7 @@ async fn drive(round: &Round, targets: Vec<Target>) -> Vec<Outcome> {
             errors: 0,
             answered: 0,
             sent: 0,
+            resent: 0,
             scheduled: 0,
         });
     }
@@ -270,10 +302,14 @@ async fn drive(round: &Round, targets: Vec<Target>) -> Vec<Outcome> {
 
     loop {
         // Hand queued requests to idle connections.
-        for side in &mut sides {
+        for (t, side) in sides.iter_mut().enumerate() {
             while !side.queue.is_empty() && !side.idle.is_empty() {
-                let intended = side.queue.pop_front().expect("queued");
                 let connection = side.idle.pop().expect("idle");
+                if connection.is_closed() {
+                    reconnecting.push(reconnect(t, side.target.addr));
+                    continue;
+                }
+                let intended = side.queue.pop_front().expect("queued");
                 let slot = side.free_slots.pop().expect("a slot per connection");
                 let now = Instant::now();
                 if intended >= measured_from {
@@ -312,14 +348,20 @@ async fn drive(round: &Round, targets: Vec<Target>) -> Vec<Outcome> {
                 let side = &mut sides[t];
                 busy[done.slot] = None;
                 side.free_slots.push(done.slot);
-                if done.intended >= measured_from {
-                    side.latency
-                        .saturating_record(nanos(now.saturating_duration_since(done.intended)));
-                    if done.ok {
-                        side.answered += 1;
-                    } else {
-                        side.errors += 1;
+                match done.answer {
+                    Answer::NotSent => {
+                        side.resent += 1;
+                        side.queue.push_front(done.intended);
                     }
+                    answer if done.intended >= measured_from => {
+                        side.latency
+                            .saturating_record(nanos(now.saturating_duration_since(done.intended)));
+                        match answer {
+                            Answer::Good => side.answered += 1,
+                            _ => side.errors += 1,
+                        }
+                    }
+                    _ => {}
                 }
                 match done.connection {
                     Some(connection) => side.idle.push(connection),
@@ -384,6 +426,7 @@ async fn drive(round: &Round, targets: Vec<Target>) -> Vec<Outcome> {
                 },
                 target: rate,
                 sent: side.sent,
+                resent: side.resent,
                 server_cpu_us: None,
             }
         })
@@ -475,5 +518,37 @@ mod tests {
         assert_eq!(outcomes[0].errors, 0);
         assert_eq!(outcomes[1].latency.len(), 200);
         assert_eq!(outcomes[1].errors, 200);
+    }
+
+    /// A server that closes kept-alive connections it has not heard from for 100 ms
+    /// (hyper's header-read timeout, as the SDK's serve loop sets it) loses no request:
+    /// those that find their connection closed go out again on a new one.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn connections_closed_while_idle_lose_no_request() {
+        use hyper_util::rt::{TokioIo, TokioTimer};
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let addr = listener.local_addr().expect("address");
+        tokio::spawn(async move {
+            loop {
+                let (tcp, _) = listener.accept().await.expect("accept");
+                tokio::spawn(async move {
+                    let service = hyper::service::service_fn(|_request| async {
+                        Ok::<_, std::convert::Infallible>(http::Response::new(Full::new(Bytes::from_static(
+                            b"{\"finish\":\"stop\"}",
+                        ))))
+                    });
+                    let _ = hyper::server::conn::http1::Builder::new()
+                        .timer(TokioTimer::new())
+                        .header_read_timeout(Duration::from_millis(100))
+                        .serve_connection(TokioIo::new(tcp), service)
+                        .await;
+                });
+            }
+        });
+        // 10 requests 200 ms apart: each finds its connection closed by the server.
+        let outcomes = round(5, 0, 2000).run(vec![chat(&format!("http://{addr}"))]).await;
+        assert_eq!(outcomes[0].errors, 0);
+        assert_eq!(outcomes[0].unfinished, 0);
+        assert_eq!(outcomes[0].latency.len(), 10);
     }
 }

@@ -142,7 +142,7 @@ impl Settings {
 
 pub(super) fn log(who: &str, rate: u64, outcome: &Outcome) {
     eprintln!(
-        "  {who} {rate}/s: p50 {:.0} µs, p99 {:.0} µs, p99.9 {:.0} µs, achieved {:.0}/s, lag p99 {:.0} µs, waited {}, errors {}, unfinished {}",
+        "  {who} {rate}/s: p50 {:.0} µs, p99 {:.0} µs, p99.9 {:.0} µs, achieved {:.0}/s, lag p99 {:.0} µs, waited {}, errors {}, unfinished {}, resent {}",
         outcome.quantile_us(0.5),
         outcome.quantile_us(0.99),
         outcome.quantile_us(0.999),
@@ -151,6 +151,7 @@ pub(super) fn log(who: &str, rate: u64, outcome: &Outcome) {
         outcome.waited,
         outcome.errors,
         outcome.unfinished,
+        outcome.resent,
     );
 }
 
@@ -171,34 +172,54 @@ async fn compare(
 }
 
 /// The highest rate `target` sustains (achieved >= 99%, no errors, p99 <= 2 ms), in
-/// 5-second probes: doubling from 5k req/s, then four bisection steps, rounded down to
-/// 500 req/s.
+/// 5-second probes (doubling from 5k req/s, then four bisection steps, rounded down to
+/// 500 req/s), confirmed at a round's length.
 async fn highest_sustained(target: &Target, settings: &Settings) -> u64 {
+    let found = search(target, settings, PROBE).await;
+    // A rate held for a probe may not hold for a whole round: confirm it at the round's
+    // length (at most 20 s), 10% lower each time it does not.
+    let confirm = Duration::from_secs_f64(settings.duration.min(20.0));
+    let mut rate = found;
+    for _ in 0..4 {
+        if probe(target, settings, rate, confirm).await {
+            return rate;
+        }
+        rate = (rate * 9 / 10 / 500 * 500).max(500);
+    }
+    rate
+}
+
+/// One baseline-only round of `duration` at `rate`: does it keep up?
+async fn probe(target: &Target, settings: &Settings, rate: u64, duration: Duration) -> bool {
+    let round = driver::Round {
+        rate,
+        warmup: Duration::from_secs(1),
+        duration,
+        slice: duration,
+        on: settings.generator_cpus(),
+    };
+    let outcome = round.run(vec![target.clone()]).await.remove(0);
+    eprintln!(
+        "  search {rate}/s for {:.0} s: achieved {:.0}/s, p99 {:.0} µs, errors {}, unfinished {} -> {}",
+        duration.as_secs_f64(),
+        outcome.achieved,
+        outcome.quantile_us(0.99),
+        outcome.errors,
+        outcome.unfinished,
+        if outcome.sustained() {
+            "sustained"
+        } else {
+            "not sustained"
+        }
+    );
+    outcome.sustained()
+}
+
+/// The search itself, in probes of `length`.
+async fn search(target: &Target, settings: &Settings, length: Duration) -> u64 {
     let probe = |rate: u64| {
         let target = target.clone();
-        async move {
-            let round = driver::Round {
-                rate,
-                warmup: Duration::from_secs(1),
-                duration: PROBE,
-                slice: PROBE,
-                on: settings.generator_cpus(),
-            };
-            let outcome = round.run(vec![target]).await.remove(0);
-            eprintln!(
-                "  search {rate}/s: achieved {:.0}/s, p99 {:.0} µs, errors {}, unfinished {} -> {}",
-                outcome.achieved,
-                outcome.quantile_us(0.99),
-                outcome.errors,
-                outcome.unfinished,
-                if outcome.sustained() {
-                    "sustained"
-                } else {
-                    "not sustained"
-                }
-            );
-            outcome.sustained()
-        }
+        async move { probe(&target, settings, rate, length).await }
     };
     let (mut good, mut bad) = (0u64, 0u64);
     let mut rate = 5000;
