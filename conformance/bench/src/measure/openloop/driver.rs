@@ -389,13 +389,13 @@ async fn drive(round: &Round, targets: Vec<Target>) -> Vec<Outcome> {
         }
     }
     for (slot, intended) in busy.iter().enumerate() {
-        if let Some(intended) = *intended {
-            if intended >= measured_from {
-                sides[slot / connections]
-                    .latency
-                    .saturating_record(nanos(now.saturating_duration_since(intended)));
-                unfinished[slot / connections] += 1;
-            }
+        if let Some(intended) = *intended
+            && intended >= measured_from
+        {
+            sides[slot / connections]
+                .latency
+                .saturating_record(nanos(now.saturating_duration_since(intended)));
+            unfinished[slot / connections] += 1;
         }
     }
     drop(rx);
@@ -436,6 +436,7 @@ async fn drive(round: &Round, targets: Vec<Target>) -> Vec<Outcome> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::measure::openloop::target::Body;
 
     /// A loopback server whose every answer takes `delay`, with `status`.
     async fn slow_server(delay: Duration, status: u16) -> String {
