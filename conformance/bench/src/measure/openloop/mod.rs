@@ -11,7 +11,7 @@
 //!   added p99 at a fixed rate.
 //!
 //! Process layout: every server (SDK, baseline, proxy, stand-in) runs in a child process
-//! of its own (`aep-bench open-loop-serve <kind>`, [`serve`]), served as in production;
+//! of its own (`aep-bench open-loop-serve <kind>`, [`serve`](mod@serve)), served as in production;
 //! the generator ([`driver`]) runs in this process on one thread (a current-thread
 //! runtime) plus a pacing thread. The generator is pinned to one CPU and the servers to
 //! the others ([`cpus`]; `--no-pin` to share them): on two cores a server sharing the
