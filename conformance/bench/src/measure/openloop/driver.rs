@@ -247,15 +247,11 @@ struct Side {
     /// Its slots' numbers (global: target index x connections + k) not in use.
     free_slots: Vec<usize>,
     queue: VecDeque<Instant>,
-    latency: Histogram<u64>,
-    lag: Histogram<u64>,
-    waited: u64,
-    errors: u64,
     answered: u64,
-    sent: u64,
-    resent: u64,
     /// Requests scheduled for it in the measured window.
     scheduled: u64,
+    /// What it recorded; `achieved` is filled in at the end.
+    out: Outcome,
 }
 
 async fn drive(round: &Round, targets: Vec<Target>) -> Vec<Outcome> {
@@ -272,14 +268,20 @@ async fn drive(round: &Round, targets: Vec<Target>) -> Vec<Outcome> {
             idle,
             free_slots: (t * connections..(t + 1) * connections).collect(),
             queue: VecDeque::new(),
-            latency: histogram(),
-            lag: histogram(),
-            waited: 0,
-            errors: 0,
             answered: 0,
-            sent: 0,
-            resent: 0,
             scheduled: 0,
+            out: Outcome {
+                latency: histogram(),
+                lag: histogram(),
+                waited: 0,
+                errors: 0,
+                unfinished: 0,
+                achieved: 0.0,
+                target: round.rate,
+                sent: 0,
+                resent: 0,
+                server_cpu_us: None,
+            },
         });
     }
     let start = Instant::now() + Duration::from_millis(20);
@@ -313,7 +315,8 @@ async fn drive(round: &Round, targets: Vec<Target>) -> Vec<Outcome> {
                 let slot = side.free_slots.pop().expect("a slot per connection");
                 let now = Instant::now();
                 if intended >= measured_from {
-                    side.lag
+                    side.out
+                        .lag
                         .saturating_record(nanos(now.saturating_duration_since(intended)));
                 }
                 busy[slot] = Some(intended);
@@ -334,10 +337,10 @@ async fn drive(round: &Round, targets: Vec<Target>) -> Vec<Outcome> {
                     if intended >= measured_from {
                         side.scheduled += 1;
                         if side.idle.is_empty() {
-                            side.waited += 1;
+                            side.out.waited += 1;
                         }
                     }
-                    side.sent += 1;
+                    side.out.sent += 1;
                     side.queue.push_back(intended);
                 }
                 None => released = false,
@@ -350,15 +353,16 @@ async fn drive(round: &Round, targets: Vec<Target>) -> Vec<Outcome> {
                 side.free_slots.push(done.slot);
                 match done.answer {
                     Answer::NotSent => {
-                        side.resent += 1;
+                        side.out.resent += 1;
                         side.queue.push_front(done.intended);
                     }
                     answer if done.intended >= measured_from => {
-                        side.latency
+                        side.out
+                            .latency
                             .saturating_record(nanos(now.saturating_duration_since(done.intended)));
                         match answer {
                             Answer::Good => side.answered += 1,
-                            _ => side.errors += 1,
+                            _ => side.out.errors += 1,
                         }
                     }
                     _ => {}
@@ -379,56 +383,35 @@ async fn drive(round: &Round, targets: Vec<Target>) -> Vec<Outcome> {
     }
     // Whatever is left at the deadline counts from its intended time to now.
     let now = Instant::now();
-    let mut unfinished = vec![0u64; n];
-    for side in &mut sides {
-        for &intended in &side.queue {
-            if intended >= measured_from {
-                side.latency
-                    .saturating_record(nanos(now.saturating_duration_since(intended)));
-            }
-        }
-    }
-    for (slot, intended) in busy.iter().enumerate() {
-        if let Some(intended) = *intended
-            && intended >= measured_from
-        {
-            sides[slot / connections]
-                .latency
+    let in_flight = busy
+        .iter()
+        .enumerate()
+        .filter_map(|(slot, i)| Some((slot / connections, (*i)?)));
+    let queued = sides
+        .iter()
+        .enumerate()
+        .flat_map(|(t, side)| side.queue.iter().map(move |&i| (t, i)))
+        .collect::<Vec<_>>();
+    for (t, intended) in in_flight.chain(queued) {
+        if intended >= measured_from {
+            let out = &mut sides[t].out;
+            out.latency
                 .saturating_record(nanos(now.saturating_duration_since(intended)));
-            unfinished[slot / connections] += 1;
+            out.unfinished += 1;
         }
     }
     drop(rx);
     let _ = pacer.join();
     sides
         .into_iter()
-        .zip(unfinished)
-        .map(|(side, unfinished)| {
-            let unfinished = unfinished
-                + side
-                    .queue
-                    .iter()
-                    .filter(|&&intended| intended >= measured_from)
-                    .count() as u64;
+        .map(|mut side| {
             // Its time in the measured window: the scheduled requests' worth, so that
             // a round shared in slices counts each target's own slices.
             let window = side.scheduled as f64 / rate as f64;
-            Outcome {
-                latency: side.latency,
-                lag: side.lag,
-                waited: side.waited,
-                errors: side.errors,
-                unfinished,
-                achieved: if window > 0.0 {
-                    side.answered as f64 / window
-                } else {
-                    0.0
-                },
-                target: rate,
-                sent: side.sent,
-                resent: side.resent,
-                server_cpu_us: None,
+            if window > 0.0 {
+                side.out.achieved = side.answered as f64 / window;
             }
+            side.out
         })
         .collect()
 }

@@ -126,14 +126,15 @@ impl Settings {
             on: self.generator_cpus(),
         };
         let flip = r % 2 == 1;
-        let targets = if flip {
-            vec![b.clone(), a.clone()]
-        } else {
-            vec![a.clone(), b.clone()]
-        };
-        let mut outcomes = round.run(targets).await.into_iter();
-        let (first, second) = (outcomes.next().expect("two"), outcomes.next().expect("two"));
-        let (a_out, b_out) = if flip { (second, first) } else { (first, second) };
+        let mut targets = vec![a.clone(), b.clone()];
+        if flip {
+            targets.reverse();
+        }
+        let mut outcomes = round.run(targets).await;
+        if flip {
+            outcomes.reverse();
+        }
+        let [a_out, b_out] = <[Outcome; 2]>::try_from(outcomes).expect("an outcome per target");
         log(names[0], rate, &a_out);
         log(names[1], rate, &b_out);
         (a_out, b_out)
@@ -217,10 +218,7 @@ async fn probe(target: &Target, settings: &Settings, rate: u64, duration: Durati
 
 /// The search itself, in probes of `length`.
 async fn search(target: &Target, settings: &Settings, length: Duration) -> u64 {
-    let probe = |rate: u64| {
-        let target = target.clone();
-        async move { probe(&target, settings, rate, length).await }
-    };
+    let probe = |rate: u64| probe(target, settings, rate, length);
     let (mut good, mut bad) = (0u64, 0u64);
     let mut rate = 5000;
     while rate <= 320_000 {

@@ -25,10 +25,9 @@ pub async fn serve(kind: &str, upstream: Option<&str>) {
                 .build()
                 .expect("valid declaration")
         }
-        "baseline" | "baseline-operator" => {
-            if kind == "baseline-operator" {
-                aep_sdk::server::init_tracing();
-            }
+        "baseline" => return serve_baseline().await,
+        "baseline-operator" => {
+            aep_sdk::server::init_tracing();
             return serve_baseline().await;
         }
         "ollama-proxy" => {

@@ -87,27 +87,39 @@ pub async fn mcp_target(base: &str) -> Target {
     let client = super::super::http();
     let url = format!("{base}/mcp");
     let accept = "application/json, text/event-stream";
-    let initialize = serde_json::json!({
-        "jsonrpc": "2.0", "id": 0, "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-11-25",
-            "capabilities": {},
-            "clientInfo": {"name": "aep-bench", "version": "1.0.0"}
+    let post = |body: serde_json::Value, session: Option<(&str, &str)>| {
+        let mut request = client
+            .post(&url)
+            .header("accept", accept)
+            .json(&body)
+            .timeout(Duration::from_secs(10));
+        if let Some((session, version)) = session {
+            request = request
+                .header("mcp-session-id", session)
+                .header("mcp-protocol-version", version);
         }
-    });
-    let response = client
-        .post(&url)
-        .header("accept", accept)
-        .json(&initialize)
-        .timeout(Duration::from_secs(10))
-        .send()
-        .await
-        .expect("MCP initialize");
-    assert!(
-        response.status().is_success(),
-        "initialize: {}",
-        response.status()
-    );
+        let method = body["method"].as_str().unwrap_or_default().to_owned();
+        async move {
+            let response = request
+                .send()
+                .await
+                .unwrap_or_else(|e| panic!("MCP {method}: {e}"));
+            assert!(response.status().is_success(), "{method}: {}", response.status());
+            response
+        }
+    };
+    let response = post(
+        serde_json::json!({
+            "jsonrpc": "2.0", "id": 0, "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": {"name": "aep-bench", "version": "1.0.0"}
+            }
+        }),
+        None,
+    )
+    .await;
     let session = response
         .headers()
         .get("mcp-session-id")
@@ -121,21 +133,11 @@ pub async fn mcp_target(base: &str) -> Target {
         .and_then(|rest| rest.split('"').next())
         .unwrap_or("2025-11-25")
         .to_owned();
-    let initialized = client
-        .post(&url)
-        .header("accept", accept)
-        .header("mcp-session-id", &session)
-        .header("mcp-protocol-version", &version)
-        .json(&serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
-        .timeout(Duration::from_secs(10))
-        .send()
-        .await
-        .expect("notifications/initialized");
-    assert!(
-        initialized.status().is_success(),
-        "initialized: {}",
-        initialized.status()
-    );
+    post(
+        serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        Some((&session, &version)),
+    )
+    .await;
     Target::new(base, "/mcp", Body::McpCall, b"\"result\"")
         .header("accept", accept)
         .header("mcp-session-id", &session)
