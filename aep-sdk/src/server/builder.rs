@@ -170,26 +170,6 @@ impl Extension {
             .layer(axum::Extension(settings.limits))
             .layer(CatchPanicLayer::custom(super::panic_response));
         let mut router = routes::router(self.shared.clone(), self.metrics.clone()).merge(extra);
-        for mount in &self.mcp {
-            let timing = self.metrics.as_ref().map(|metrics| Timing {
-                metrics: metrics.clone(),
-                tools: self
-                    .manifest
-                    .contributions
-                    .tools
-                    .iter()
-                    .filter(|t| t.mcp.server == mount.id)
-                    .map(|t| t.mcp.tool.clone())
-                    .collect(),
-            });
-            router = router.merge(mount.router(
-                &settings.mcp_access,
-                settings.limits,
-                self.shutdown.clone(),
-                timing,
-                settings.tool_timeout,
-            ));
-        }
         let mcp_paths: Vec<String> = self.mcp.iter().map(|m| m.path.clone()).collect();
         let gate = self.gate(mcp_paths.clone());
         if let Some(metadata) = gate.as_ref().and_then(Gate::metadata_routes) {
@@ -218,7 +198,32 @@ impl Extension {
             .option_layer(gate.map(|gate| axum::middleware::from_fn_with_state(gate, auth::require)));
         // `with_state` turns every handler (the fallbacks among them) into its final,
         // layered route now; left as it is, axum would do that again on every request.
-        router.layer(stack).with_state(())
+        let mut router = router.layer(stack.clone()).with_state(());
+        // Each MCP endpoint is a route of its own with the stack inside: layered with the
+        // rest, it would be boxed twice (its route, then the layered route), and each box
+        // is a clone and an allocation per request.
+        for mount in &self.mcp {
+            let timing = self.metrics.as_ref().map(|metrics| Timing {
+                metrics: metrics.clone(),
+                tools: self
+                    .manifest
+                    .contributions
+                    .tools
+                    .iter()
+                    .filter(|t| t.mcp.server == mount.id)
+                    .map(|t| t.mcp.tool.clone())
+                    .collect(),
+            });
+            let endpoint = mount.service(
+                &settings.mcp_access,
+                settings.limits,
+                self.shutdown.clone(),
+                timing,
+                settings.tool_timeout,
+            );
+            router = router.route_service(&mount.path, stack.clone().service(endpoint));
+        }
+        router
     }
 
     /// How many `/chat/stream` answers are open right now (a leak check: it returns to

@@ -8,10 +8,15 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use axum::Router;
+use std::convert::Infallible;
+use std::pin::Pin;
+use std::task::{Context, Poll, ready};
+
 use axum::body::Body;
 use axum::extract::Request;
 use axum::response::{IntoResponse, Response};
+use bytes::Bytes;
+use futures::future::BoxFuture;
 use rmcp::transport::common::server_side_http::SessionId;
 use rmcp::transport::streamable_http_server::session::SessionManager;
 use rmcp::transport::streamable_http_server::{
@@ -24,9 +29,9 @@ use super::body::BodyLimits;
 use super::metrics::{Metrics, mcp_timing};
 use crate::protocol::McpServerDescriptor;
 use crate::tool::McpTiming;
-use crate::tool::{ResponseStream, SessionEnd, ToolTimeout};
+use crate::tool::{McpRequest, ResponseStream};
 
-type Mount = dyn Fn(&McpAccess, BodyLimits, CancellationToken, Option<Timing>, Option<Duration>) -> Router
+type Mount = dyn Fn(&McpAccess, BodyLimits, CancellationToken, Option<Timing>, Option<Duration>) -> McpService
     + Send
     + Sync;
 
@@ -53,7 +58,6 @@ impl McpMount {
         F: Fn() -> H + Send + Sync + 'static,
     {
         let factory = Arc::new(sessions);
-        let route = path.clone();
         let mount = move |access: &McpAccess,
                           limits: BodyLimits,
                           shutdown: CancellationToken,
@@ -70,29 +74,15 @@ impl McpMount {
             let manager = Arc::new(LocalSessionManager::default());
             let sessions = Sessions::new(manager.clone());
             let service = StreamableHttpService::new(move || Ok(factory()), manager, config);
-            // One service for the endpoint, shared: rmcp's own `Service::call` clones the
-            // service (its configuration, allowed hosts included) per request, and each
-            // middleware layer would clone it once more.
-            let endpoint = Arc::new(Endpoint {
+            // One endpoint, shared: rmcp's own `Service::call` clones the service (its
+            // configuration, allowed hosts included) per request.
+            McpService(Arc::new(Endpoint {
                 service,
                 sessions,
                 limits,
                 timing: timing.map(|Timing { metrics, tools }| mcp_timing(metrics, &tools)),
-                tool_timeout: tool_timeout.map(ToolTimeout),
-            });
-            Router::new().route_service(
-                &route,
-                tower::service_fn(move |request: Request| {
-                    let endpoint = endpoint.clone();
-                    // Boxed as it is made: the future is not copied again by each wrapper
-                    // axum puts around a route.
-                    let answer: futures::future::BoxFuture<'static, _> =
-                        Box::pin(
-                            async move { Ok::<_, std::convert::Infallible>(endpoint.handle(request).await) },
-                        );
-                    answer
-                }),
-            )
+                tool_timeout,
+            }))
         };
         Self {
             id,
@@ -108,15 +98,51 @@ impl McpMount {
         }
     }
 
-    pub(crate) fn router(
+    /// The endpoint's service, for the route at [`McpMount::path`].
+    pub(crate) fn service(
         &self,
         access: &McpAccess,
         limits: BodyLimits,
         shutdown: CancellationToken,
         timing: Option<Timing>,
         tool_timeout: Option<Duration>,
-    ) -> Router {
+    ) -> McpService {
         (self.mount)(access, limits, shutdown, timing, tool_timeout)
+    }
+}
+
+/// A mounted endpoint as a `tower` service: cloned per request, as axum's routes are,
+/// for the price of an `Arc`.
+#[derive(Clone)]
+pub(crate) struct McpService(Arc<dyn Serve>);
+
+impl tower::Service<Request> for McpService {
+    type Response = Response;
+    type Error = Infallible;
+    type Future = BoxFuture<'static, Result<Response, Infallible>>;
+
+    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: Request) -> Self::Future {
+        self.0.clone().serve(request)
+    }
+}
+
+/// An [`Endpoint`] with its handler type erased.
+trait Serve: Send + Sync {
+    fn serve(self: Arc<Self>, request: Request) -> BoxFuture<'static, Result<Response, Infallible>>;
+}
+
+impl<S, M> Serve for Endpoint<S, M>
+where
+    S: rmcp::ServerHandler + Send + 'static,
+    M: SessionManager,
+{
+    fn serve(self: Arc<Self>, request: Request) -> BoxFuture<'static, Result<Response, Infallible>> {
+        // Boxed as it is made: the future is not copied again by the wrappers around it.
+        Box::pin(async move { Ok(self.handle(request).await) })
     }
 }
 
@@ -128,8 +154,9 @@ struct Sessions {
 
 #[derive(Default)]
 struct Ends {
-    /// foldhash: session ids are looked up on every MCP request.
-    tokens: HashMap<String, CancellationToken, foldhash::fast::RandomState>,
+    /// foldhash: session ids are looked up on every MCP request. The key is shared with
+    /// each request's `ResponseStream`.
+    tokens: HashMap<SessionId, CancellationToken, foldhash::fast::RandomState>,
     /// How many were left after the last sweep of sessions that expired unseen.
     after_sweep: usize,
 }
@@ -146,15 +173,15 @@ impl Sessions {
         self.ends.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// The token of session `id`, made on first sight.
-    fn token(&self, id: &str) -> CancellationToken {
+    /// The id and token of session `id`, made on first sight.
+    fn token(&self, id: &str) -> (SessionId, CancellationToken) {
         let mut ends = self.ends();
-        if let Some(token) = ends.tokens.get(id) {
-            return token.clone();
+        if let Some((id, token)) = ends.tokens.get_key_value(id) {
+            return (id.clone(), token.clone());
         }
-        let token = CancellationToken::new();
-        ends.tokens.insert(id.to_owned(), token.clone());
-        token
+        let (id, token): (SessionId, _) = (id.into(), CancellationToken::new());
+        ends.tokens.insert(id.clone(), token.clone());
+        (id, token)
     }
 
     /// Session `id` ended: its calls stop.
@@ -167,7 +194,7 @@ impl Sessions {
     /// Forgets sessions rmcp no longer has (expired without a DELETE), once the table
     /// has doubled since the last sweep: amortized constant work per request.
     async fn sweep(&self) {
-        let ids: Vec<String> = {
+        let ids: Vec<SessionId> = {
             let ends = self.ends();
             if ends.tokens.len() <= 2 * ends.after_sweep + 64 {
                 return;
@@ -175,7 +202,6 @@ impl Sessions {
             ends.tokens.keys().cloned().collect()
         };
         for id in ids {
-            let id: SessionId = id.into();
             if !self.manager.has_session(&id).await.unwrap_or(false) {
                 self.end(&id);
             }
@@ -193,7 +219,7 @@ struct Endpoint<S, M> {
     sessions: Sessions,
     limits: BodyLimits,
     timing: Option<McpTiming>,
-    tool_timeout: Option<ToolTimeout>,
+    tool_timeout: Option<Duration>,
 }
 
 impl<S, M> Endpoint<S, M>
@@ -241,8 +267,8 @@ where
         // Boxed where it is made: rmcp's future is large (6.6 KiB here); held inline it
         // made this future as large, copied whole when the route boxed it (~10k
         // instructions of memcpy per MCP request, by callgrind).
-        let rmcp: futures::future::BoxFuture<'_, _> = Box::pin(self.service.handle(request));
-        let mut response = rmcp.await.map(Body::new);
+        let rmcp: BoxFuture<'_, _> = Box::pin(self.service.handle(request));
+        let mut response = rmcp.await;
         let status = response.status();
         match session {
             // An initialize just opened a session: a chance to forget expired ones.
@@ -258,54 +284,74 @@ where
             *response.status_mut() = http::StatusCode::OK;
         }
         match stream {
-            Some(stream) => watched(response, stream),
-            None => response,
+            Some(stream) if streamed(&response) => response.map(|inner| Body::new(Watched { inner, stream })),
+            _ => response.map(Body::new),
         }
     }
 
-    /// Puts in the request's extensions what the handler reads there: the session's
-    /// `SessionEnd`, a POST's `ResponseStream` (returned, to be watched) and the timing
-    /// recorder.
+    /// Puts in the request's extensions what the handler reads there (an [`McpRequest`]):
+    /// the session's end token, a POST's `ResponseStream` (returned, to be watched), the
+    /// timing recorder and the tool timeout.
     fn tag(&self, request: &mut Request, session: Option<&str>, post: bool) -> Option<ResponseStream> {
-        let mut stream = None;
+        let mut mcp = McpRequest {
+            timing: self.timing.clone(),
+            tool_timeout: self.tool_timeout,
+            ..McpRequest::default()
+        };
         if let Some(id) = session {
-            request
-                .extensions_mut()
-                .insert(SessionEnd(self.sessions.token(id)));
+            let (id, end) = self.sessions.token(id);
+            mcp.session_end = Some(end);
             if post {
-                let opened = ResponseStream::new(self.sessions.manager.clone(), id);
-                request.extensions_mut().insert(opened.clone());
-                stream = Some(opened);
+                mcp.stream = Some(ResponseStream::new(self.sessions.manager.clone(), id));
             }
         }
-        if let Some(timing) = &self.timing {
-            request.extensions_mut().insert(timing.clone());
-        }
-        if let Some(timeout) = self.tool_timeout {
-            request.extensions_mut().insert(timeout);
-        }
+        let stream = mcp.stream.clone();
+        request.extensions_mut().insert(mcp);
         stream
     }
 }
 
-/// An SSE answer's stream number is in its first event's id: read on the way out, frame
-/// by frame; data is shown to the stream until it knows.
-fn watched(response: Response, stream: ResponseStream) -> Response {
-    let streamed = response
+fn streamed<B>(response: &http::Response<B>) -> bool {
+    response
         .headers()
         .get(http::header::CONTENT_TYPE)
-        .is_some_and(|v| v.as_bytes().starts_with(b"text/event-stream"));
-    if !streamed {
-        return response;
+        .is_some_and(|v| v.as_bytes().starts_with(b"text/event-stream"))
+}
+
+pin_project_lite::pin_project! {
+    /// An SSE answer on its way out: its stream number is in its first event's id, read
+    /// frame by frame; data is shown to the stream until it knows.
+    struct Watched<B> {
+        #[pin]
+        inner: B,
+        stream: ResponseStream,
     }
-    response.map(|body| {
-        Body::new(http_body_util::BodyExt::map_frame(body, move |frame| {
-            if let Some(data) = frame.data_ref()
-                && !stream.is_known()
-            {
-                stream.learn(data);
-            }
-            frame
-        }))
-    })
+}
+
+impl<B: hyper::body::Body<Data = Bytes>> hyper::body::Body for Watched<B> {
+    type Data = Bytes;
+    type Error = B::Error;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<hyper::body::Frame<Bytes>, B::Error>>> {
+        let this = self.project();
+        let frame = ready!(this.inner.poll_frame(cx));
+        if let Some(Ok(frame)) = &frame
+            && let Some(data) = frame.data_ref()
+            && !this.stream.is_known()
+        {
+            this.stream.learn(data);
+        }
+        Poll::Ready(frame)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> hyper::body::SizeHint {
+        self.inner.size_hint()
+    }
 }

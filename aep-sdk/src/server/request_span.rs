@@ -13,8 +13,7 @@ use std::time::Instant;
 
 use axum::extract::Request;
 use axum::response::Response;
-use tracing::Instrument;
-use tracing::instrument::Instrumented;
+use tracing::Span;
 
 /// The layer; see the module.
 #[derive(Debug, Clone, Copy)]
@@ -53,14 +52,18 @@ where
             uri = %request.uri(),
             version = ?request.version(),
         );
-        // The clock only runs for the DEBUG line that reports it.
-        let start = (!span.is_disabled()).then(|| {
-            span.in_scope(|| tracing::debug!("started processing request"));
-            Instant::now()
-        });
+        // A disabled span is neither entered nor exited at each poll; the clock only
+        // runs for the DEBUG line that reports it.
+        if span.is_disabled() {
+            return Logged {
+                inner: self.inner.call(request),
+                span: None,
+            };
+        }
+        span.in_scope(|| tracing::debug!("started processing request"));
         Logged {
-            inner: self.inner.call(request).instrument(span),
-            start,
+            inner: self.inner.call(request),
+            span: Some((span, Instant::now())),
         }
     }
 }
@@ -69,8 +72,8 @@ pin_project_lite::pin_project! {
     /// The route's answer, logged when it is ready.
     pub(crate) struct Logged<F> {
         #[pin]
-        inner: Instrumented<F>,
-        start: Option<Instant>,
+        inner: F,
+        span: Option<(Span, Instant)>,
     }
 }
 
@@ -78,16 +81,24 @@ impl<F: Future<Output = Result<Response, Infallible>>> Future for Logged<F> {
     type Output = Result<Response, Infallible>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let mut this = self.project();
-        let Ok(response) = ready!(this.inner.as_mut().poll(cx));
+        let this = self.project();
+        let Some((span, start)) = this.span else {
+            let Ok(response) = ready!(this.inner.poll(cx));
+            if response.status().is_server_error() {
+                tracing::error!(status = response.status().as_u16(), "response failed");
+            }
+            return Poll::Ready(Ok(response));
+        };
+        let entered = span.enter();
+        let Ok(response) = ready!(this.inner.poll(cx));
         let status = response.status().as_u16();
-        let latency = this.start.map(|start| start.elapsed());
-        let _entered = this.inner.span().enter();
+        let latency = start.elapsed();
         if response.status().is_server_error() {
             tracing::error!(status, ?latency, "response failed");
-        } else if let Some(latency) = latency {
+        } else {
             tracing::debug!(status, ?latency, "finished processing request");
         }
+        drop(entered);
         Poll::Ready(Ok(response))
     }
 }

@@ -14,7 +14,7 @@ use rmcp::model::{
 use rmcp::service::{Peer, RoleServer};
 use tokio_util::sync::CancellationToken;
 
-use super::{JsonObject, ResponseStream, SessionEnd, ToolError, ToolTimeout};
+use super::{JsonObject, McpRequest, ResponseStream, ToolError};
 use crate::caller::Caller;
 
 /// The severity of a log message to the client (MCP's syslog levels, lowest first).
@@ -102,9 +102,9 @@ pub struct ToolContext {
     meta: Option<JsonObject>,
     headers: Option<Arc<http::HeaderMap>>,
     caller: Option<Caller>,
-    /// Tripped when the call's MCP session ends (see `SessionEnd`).
+    /// Tripped when the call's MCP session ends (see `McpRequest`).
     session_end: Option<CancellationToken>,
-    /// The extension's bound on calls with none of their own (see `ToolTimeout`).
+    /// The extension's bound on calls with none of their own (see `McpRequest`).
     default_timeout: Option<Duration>,
     /// The SSE stream the answer goes out on, if any.
     stream: Option<ResponseStream>,
@@ -138,16 +138,20 @@ impl ToolContext {
         peer: Peer<RoleServer>,
         level: SessionLevel,
     ) -> Self {
-        let (headers, caller, session_end, stream, default_timeout) = match head {
-            Some(head) => (
+        let (headers, caller, mcp) = match head {
+            Some(mut head) => (
                 Some(Arc::new(head.headers)),
-                head.extensions.get::<Caller>().cloned(),
-                head.extensions.get::<SessionEnd>().map(|end| end.0.clone()),
-                head.extensions.get::<ResponseStream>().cloned(),
-                head.extensions.get::<ToolTimeout>().map(|t| t.0),
+                head.extensions.remove::<Caller>(),
+                head.extensions.remove::<McpRequest>().unwrap_or_default(),
             ),
-            None => (None, None, None, None, None),
+            None => (None, None, McpRequest::default()),
         };
+        let McpRequest {
+            session_end,
+            stream,
+            tool_timeout: default_timeout,
+            ..
+        } = mcp;
         Self {
             cancellation,
             meta,

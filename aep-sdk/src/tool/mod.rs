@@ -98,7 +98,7 @@ pub use rmcp::model::{CreateMessageRequestParams, CreateMessageResult, SamplingM
 pub use schema::{input_schema, output_schema, strict_schema};
 pub use scopes::McpScopes;
 pub use server::{ToolDef, ToolFn, ToolServer};
-pub(crate) use session::{ResponseStream, SessionEnd, ToolTimeout};
+pub(crate) use session::{McpRequest, ResponseStream};
 pub use subscriptions::Subscriptions;
 pub use switch::ToolSwitch;
 pub(crate) use timing::McpTiming;

@@ -335,6 +335,9 @@ impl<S: Send + Sync + 'static> ToolServer<S> {
                 tokio::pin!(ended);
                 loop {
                     tokio::select! {
+                        // The call first: one that is done at once (most are) never
+                        // registers with the session's token or the timer.
+                        biased;
                         result = &mut guarded => break Outcome::Done(result),
                         () = sleep(bound) => break Outcome::TimedOut(bound.unwrap_or_default()),
                         () = &mut ended => break Outcome::SessionEnded,

@@ -1,9 +1,10 @@
-//! [`SessionEnd`]: tripped when the MCP session a request belongs to ends, so that a
-//! running tool call stops when its client goes away.
+//! [`McpRequest`]: what the MCP mount tells a request's handler, among it the token
+//! tripped when the MCP session a request belongs to ends, so that a running tool call
+//! stops when its client goes away.
 //!
 //! rmcp lets a closed session's in-flight handlers run for up to five seconds (to drain
 //! their responses) before it cancels them; a session the client deleted has nowhere to
-//! send them, so the mount (`server::mcp`) trips this token at once and
+//! send them, so the mount (`server::mcp`) trips the token at once and
 //! [`ToolServer`](super::ToolServer) cancels the calls of that session.
 
 use std::sync::{Arc, OnceLock};
@@ -13,15 +14,23 @@ use rmcp::transport::common::server_side_http::SessionId;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use tokio_util::sync::CancellationToken;
 
-/// Put in the HTTP request's extensions by the MCP mount; cancelled when the session ends.
-#[derive(Debug, Clone)]
-pub(crate) struct SessionEnd(pub(crate) CancellationToken);
+use super::McpTiming;
 
-/// Put in the HTTP request's extensions by the MCP mount: the extension's bound on a tool
-/// call that has none of its own and whose server has no default
-/// ([`ExtensionBuilder::tool_timeout`](crate::server::ExtensionBuilder::tool_timeout)).
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct ToolTimeout(pub(crate) Duration);
+/// What the MCP mount gives each request, as one entry of the HTTP request's extensions
+/// (one allocation and one lookup, however many of these are set).
+#[derive(Clone, Default)]
+pub(crate) struct McpRequest {
+    /// Cancelled when the request's MCP session ends.
+    pub(crate) session_end: Option<CancellationToken>,
+    /// The SSE stream a POST is answered on.
+    pub(crate) stream: Option<ResponseStream>,
+    /// Where operation durations go, when metrics are on.
+    pub(crate) timing: Option<McpTiming>,
+    /// The extension's bound on a tool call that has none of its own and whose server
+    /// has no default
+    /// ([`ExtensionBuilder::tool_timeout`](crate::server::ExtensionBuilder::tool_timeout)).
+    pub(crate) tool_timeout: Option<Duration>,
+}
 
 /// The SSE stream a POST is answered on, so that a tool can close it mid-call
 /// ([`ToolContext::close_response_stream`](super::ToolContext::close_response_stream)).
@@ -41,10 +50,10 @@ struct StreamInner {
 }
 
 impl ResponseStream {
-    pub(crate) fn new(manager: Arc<LocalSessionManager>, session: &str) -> Self {
+    pub(crate) fn new(manager: Arc<LocalSessionManager>, session: SessionId) -> Self {
         Self(Arc::new(StreamInner {
             manager,
-            session: session.into(),
+            session,
             number: OnceLock::new(),
             known: tokio::sync::Notify::new(),
         }))

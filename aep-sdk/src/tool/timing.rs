@@ -1,11 +1,13 @@
 //! Timing MCP operations: the server runtime puts an [`McpTiming`] in each request's
-//! extensions when metrics are on; the handler reports each operation's method, tool and
+//! [`McpRequest`] when metrics are on; the handler reports each operation's method, tool and
 //! duration to it. Without one nothing is measured.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use rmcp::service::{RequestContext, RoleServer};
+
+use super::McpRequest;
 
 type Record = dyn Fn(&'static str, Option<&str>, Duration) + Send + Sync;
 
@@ -26,9 +28,9 @@ impl McpTiming {
 
 /// One operation's clock; records when finished or dropped (an early return).
 pub(crate) struct Operation {
-    timing: Option<McpTiming>,
+    /// Where it goes and when it started, when it is timed.
+    timing: Option<(McpTiming, Instant)>,
     method: &'static str,
-    start: Instant,
 }
 
 impl Operation {
@@ -37,27 +39,24 @@ impl Operation {
         let timing = context
             .extensions
             .get::<http::request::Parts>()
-            .and_then(|head| head.extensions.get::<McpTiming>())
-            .cloned();
-        Self {
-            timing,
-            method,
-            start: Instant::now(),
-        }
+            .and_then(|head| head.extensions.get::<McpRequest>())
+            .and_then(|mcp| mcp.timing.clone())
+            .map(|timing| (timing, Instant::now()));
+        Self { timing, method }
     }
 
     /// Records the operation, with the tool it called.
     pub(crate) fn finish(mut self, tool: Option<&str>) {
-        if let Some(timing) = self.timing.take() {
-            timing.record(self.method, tool, self.start.elapsed());
+        if let Some((timing, start)) = self.timing.take() {
+            timing.record(self.method, tool, start.elapsed());
         }
     }
 }
 
 impl Drop for Operation {
     fn drop(&mut self) {
-        if let Some(timing) = self.timing.take() {
-            timing.record(self.method, None, self.start.elapsed());
+        if let Some((timing, start)) = self.timing.take() {
+            timing.record(self.method, None, start.elapsed());
         }
     }
 }
