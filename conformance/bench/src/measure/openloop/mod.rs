@@ -71,6 +71,11 @@ pub struct Settings {
     /// (`init_tracing`, `info`) in both, the SDK's Prometheus metrics on.
     #[arg(long)]
     pub operator: bool,
+    /// Measure the baseline against a second copy of itself in the SDK's place: the
+    /// ratios then show this machine's noise floor (how far from 1.00x two identical
+    /// servers land), the yardstick for the SDK's rows.
+    #[arg(long)]
+    pub control: bool,
     /// Let the generator and the servers share every CPU instead of one for the generator
     /// and the rest for the servers.
     #[arg(long)]
@@ -369,11 +374,20 @@ pub async fn rows(settings: &Settings) -> Vec<Row> {
     eprintln!("  {}", settings.placement());
     let mut rows = Vec::new();
     if only("chat") || only("mcp") {
-        let (sdk_kind, base_kind, label) = if settings.operator {
-            ("sdk-operator", "baseline-operator", ", tracing + metrics")
+        let (mut sdk_kind, base_kind, mut label) = if settings.operator {
+            (
+                "sdk-operator",
+                "baseline-operator",
+                ", tracing + metrics".to_owned(),
+            )
         } else {
-            ("sdk", "baseline", "")
+            ("sdk", "baseline", String::new())
         };
+        if settings.control {
+            sdk_kind = base_kind;
+            label.push_str(", control: baseline vs baseline");
+        }
+        let label = label.as_str();
         let sdk = settings.start(&["open-loop-serve", sdk_kind]).await;
         let base = settings.start(&["open-loop-serve", base_kind]).await;
         if only("chat") {
