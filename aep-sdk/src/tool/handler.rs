@@ -15,7 +15,12 @@ use rmcp::{ErrorData, ServerHandler};
 use super::completion::completion_info;
 use super::context::{LogLevel, ToolContext};
 use super::timing::Operation;
-use super::{JsonObject, ToolServer};
+use super::{JsonObject, McpRequest, ToolServer};
+
+/// The clock of operation `method`, running when the request is timed.
+fn operation(context: &RequestContext<RoleServer>, method: &'static str) -> Operation {
+    Operation::start(McpRequest::of(context).and_then(|m| m.timing.as_ref()), method)
+}
 
 /// Runs a resource read, prompt get or completion; a panic in it answers an internal
 /// error and the server keeps serving.
@@ -121,7 +126,7 @@ impl<S: Send + Sync + 'static> ServerHandler for ToolServer<S> {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let _operation = Operation::start(&context, "tools/list");
+        let _operation = operation(&context, "tools/list");
         Ok(ListToolsResult::with_all_items(self.listed_tools()))
     }
 
@@ -137,7 +142,7 @@ impl<S: Send + Sync + 'static> ServerHandler for ToolServer<S> {
         mut request: CallToolRequestParams,
         mut context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let operation = Operation::start(&context, "tools/call");
+        let operation = operation(&context, "tools/call");
         // Before the context gives up the request's `_meta` and head.
         #[cfg(feature = "otel")]
         let span = crate::telemetry::enabled().then(|| {
@@ -167,7 +172,7 @@ impl<S: Send + Sync + 'static> ServerHandler for ToolServer<S> {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
-        let _operation = Operation::start(&context, "resources/list");
+        let _operation = operation(&context, "resources/list");
         let resources = self.resources.iter().map(|r| r.resource.clone()).collect();
         Ok(ListResourcesResult::with_all_items(resources))
     }
@@ -177,7 +182,7 @@ impl<S: Send + Sync + 'static> ServerHandler for ToolServer<S> {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
-        let _operation = Operation::start(&context, "resources/templates/list");
+        let _operation = operation(&context, "resources/templates/list");
         let templates = self.templates.iter().map(|t| t.template.clone()).collect();
         Ok(ListResourceTemplatesResult::with_all_items(templates))
     }
@@ -187,7 +192,7 @@ impl<S: Send + Sync + 'static> ServerHandler for ToolServer<S> {
         request: ReadResourceRequestParams,
         mut context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        let _operation = Operation::start(&context, "resources/read");
+        let _operation = operation(&context, "resources/read");
         let ctx = self.context(request.meta.map(|m| m.0.0), &mut context);
         let uri = request.uri;
         // A fixed URI wins over a template that also matches it.
@@ -213,7 +218,7 @@ impl<S: Send + Sync + 'static> ServerHandler for ToolServer<S> {
         request: SubscribeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        let _operation = Operation::start(&context, "resources/subscribe");
+        let _operation = operation(&context, "resources/subscribe");
         let Some(subscriptions) = &self.subscriptions else {
             return Err(ErrorData::method_not_found::<SubscribeRequestMethod>());
         };
@@ -236,7 +241,7 @@ impl<S: Send + Sync + 'static> ServerHandler for ToolServer<S> {
         request: UnsubscribeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        let _operation = Operation::start(&context, "resources/unsubscribe");
+        let _operation = operation(&context, "resources/unsubscribe");
         if self.subscriptions.is_none() {
             return Err(ErrorData::method_not_found::<UnsubscribeRequestMethod>());
         }
@@ -252,7 +257,7 @@ impl<S: Send + Sync + 'static> ServerHandler for ToolServer<S> {
         request: CompleteRequestParams,
         mut context: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, ErrorData> {
-        let _operation = Operation::start(&context, "completion/complete");
+        let _operation = operation(&context, "completion/complete");
         if self.completions.is_empty() {
             return Err(ErrorData::method_not_found::<CompleteRequestMethod>());
         }
@@ -278,7 +283,7 @@ impl<S: Send + Sync + 'static> ServerHandler for ToolServer<S> {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
-        let _operation = Operation::start(&context, "prompts/list");
+        let _operation = operation(&context, "prompts/list");
         let prompts = self.prompts.iter().map(|p| p.prompt.clone()).collect();
         Ok(ListPromptsResult::with_all_items(prompts))
     }
@@ -288,7 +293,7 @@ impl<S: Send + Sync + 'static> ServerHandler for ToolServer<S> {
         request: GetPromptRequestParams,
         mut context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
-        let _operation = Operation::start(&context, "prompts/get");
+        let _operation = operation(&context, "prompts/get");
         let ctx = self.context(request.meta.map(|m| m.0.0), &mut context);
         let Some(prompt) = self.prompts.iter().find(|p| p.prompt.name == request.name) else {
             return Err(ErrorData::invalid_params(
@@ -310,7 +315,7 @@ impl<S: Send + Sync + 'static> ServerHandler for ToolServer<S> {
         request: rmcp::model::SetLevelRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        let _operation = Operation::start(&context, "logging/setLevel");
+        let _operation = operation(&context, "logging/setLevel");
         *self.level.lock().unwrap_or_else(|e| e.into_inner()) = LogLevel::from_rmcp(request.level);
         Ok(())
     }

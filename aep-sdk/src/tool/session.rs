@@ -10,6 +10,7 @@
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
+use rmcp::service::{RequestContext, RoleServer};
 use rmcp::transport::common::server_side_http::SessionId;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use tokio_util::sync::CancellationToken;
@@ -30,6 +31,17 @@ pub(crate) struct McpRequest {
     /// has no default
     /// ([`ExtensionBuilder::tool_timeout`](crate::server::ExtensionBuilder::tool_timeout)).
     pub(crate) tool_timeout: Option<Duration>,
+}
+
+impl McpRequest {
+    /// The one the mount put on the request of `context`, if any.
+    pub(crate) fn of(context: &RequestContext<RoleServer>) -> Option<&McpRequest> {
+        context
+            .extensions
+            .get::<http::request::Parts>()?
+            .extensions
+            .get::<McpRequest>()
+    }
 }
 
 /// The SSE stream a POST is answered on, so that a tool can close it mid-call

@@ -1,13 +1,9 @@
 //! Timing MCP operations: the server runtime puts an [`McpTiming`] in each request's
-//! [`McpRequest`] when metrics are on; the handler reports each operation's method, tool and
+//! `McpRequest` when metrics are on; the handler reports each operation's method, tool and
 //! duration to it. Without one nothing is measured.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-
-use rmcp::service::{RequestContext, RoleServer};
-
-use super::McpRequest;
 
 type Record = dyn Fn(&'static str, Option<&str>, Duration) + Send + Sync;
 
@@ -34,14 +30,9 @@ pub(crate) struct Operation {
 }
 
 impl Operation {
-    /// Starts timing `method` if the request carries an [`McpTiming`].
-    pub(crate) fn start(context: &RequestContext<RoleServer>, method: &'static str) -> Self {
-        let timing = context
-            .extensions
-            .get::<http::request::Parts>()
-            .and_then(|head| head.extensions.get::<McpRequest>())
-            .and_then(|mcp| mcp.timing.clone())
-            .map(|timing| (timing, Instant::now()));
+    /// Starts timing `method` if there is a `timing` to report to.
+    pub(crate) fn start(timing: Option<&McpTiming>, method: &'static str) -> Self {
+        let timing = timing.map(|timing| (timing.clone(), Instant::now()));
         Self { timing, method }
     }
 
