@@ -2,15 +2,14 @@
 //! specification's DNS-rebinding protection: a `Host` outside the allowed list is
 //! answered 403 here, by rmcp; the `Origin` rule and CORS apply to every route and live
 //! in [`super::access`]. A session the client deletes stops its running tool calls at
-//! once (see `tool::SessionEnd`).
+//! once (see `tool::McpRequest`).
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
-
 use std::convert::Infallible;
 use std::pin::Pin;
+use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, ready};
+use std::time::Duration;
 
 use axum::body::Body;
 use axum::extract::Request;
@@ -146,7 +145,7 @@ where
     }
 }
 
-/// One `SessionEnd` token per live MCP session of one mount.
+/// One session-end token per live MCP session of one mount.
 struct Sessions {
     manager: Arc<LocalSessionManager>,
     ends: Mutex<Ends>,
@@ -212,7 +211,7 @@ impl Sessions {
 }
 
 /// One mounted endpoint: rmcp's service and what the mount does around it: the body read
-/// first, the session's `SessionEnd` and `ResponseStream`, the timing recorder, the
+/// first, the request's `McpRequest` (session end, answer stream, timing), the
 /// DELETE status.
 struct Endpoint<S, M> {
     service: StreamableHttpService<S, M>,
@@ -233,7 +232,7 @@ where
     /// - A POST body is read first, under the same limit and body-read timeout as the AEP
     ///   routes: rmcp answers 500 when reading fails (a malformed chunked body, a client
     ///   cut off by the timeout); here those are 4xx AEP errors (400, 408, 413).
-    /// - Each request of a session carries its session's `SessionEnd` (rmcp passes the
+    /// - Each request of a session carries its session's end token (rmcp passes the
     ///   request's extensions on to the handler), tripped when the client deletes the
     ///   session or rmcp no longer knows it (404); a POST also carries its
     ///   `ResponseStream`, and the timing recorder rides along the same way.
