@@ -6,16 +6,16 @@
 
 use std::collections::HashMap;
 use std::convert::Infallible;
-use std::pin::Pin;
 use std::sync::{Arc, Mutex};
-use std::task::{Context, Poll, ready};
+use std::task::{Context, Poll};
 use std::time::Duration;
 
-use axum::body::Body;
+use axum::body::{Body, HttpBody};
 use axum::extract::Request;
 use axum::response::{IntoResponse, Response};
 use bytes::Bytes;
 use futures::future::BoxFuture;
+use http_body_util::BodyExt;
 use rmcp::transport::common::server_side_http::SessionId;
 use rmcp::transport::streamable_http_server::session::SessionManager;
 use rmcp::transport::streamable_http_server::{
@@ -27,7 +27,6 @@ use super::access::McpAccess;
 use super::body::BodyLimits;
 use super::metrics::{Metrics, mcp_timing};
 use crate::protocol::McpServerDescriptor;
-use crate::tool::McpTiming;
 use crate::tool::{McpRequest, ResponseStream};
 
 type Mount = dyn Fn(&McpAccess, BodyLimits, CancellationToken, Option<Timing>, Option<Duration>) -> McpService
@@ -79,8 +78,11 @@ impl McpMount {
                 service,
                 sessions,
                 limits,
-                timing: timing.map(|Timing { metrics, tools }| mcp_timing(metrics, &tools)),
-                tool_timeout,
+                defaults: (timing.is_some() || tool_timeout.is_some()).then(|| McpRequest {
+                    timing: timing.map(|Timing { metrics, tools }| mcp_timing(metrics, &tools)),
+                    tool_timeout,
+                    ..McpRequest::default()
+                }),
             }))
         };
         Self {
@@ -217,8 +219,9 @@ struct Endpoint<S, M> {
     service: StreamableHttpService<S, M>,
     sessions: Sessions,
     limits: BodyLimits,
-    timing: Option<McpTiming>,
-    tool_timeout: Option<Duration>,
+    /// What every request is told, when there is anything: the timing recorder and the
+    /// tool timeout.
+    defaults: Option<McpRequest>,
 }
 
 impl<S, M> Endpoint<S, M>
@@ -283,7 +286,7 @@ where
             *response.status_mut() = http::StatusCode::OK;
         }
         match stream {
-            Some(stream) if streamed(&response) => response.map(|inner| Body::new(Watched { inner, stream })),
+            Some(stream) if streamed(&response) => response.map(|body| Body::new(watched(body, stream))),
             _ => response.map(Body::new),
         }
     }
@@ -292,17 +295,18 @@ where
     /// the session's end token, a POST's `ResponseStream` (returned, to be watched), the
     /// timing recorder and the tool timeout.
     fn tag(&self, request: &mut Request, session: Option<&str>, post: bool) -> Option<ResponseStream> {
-        let mut mcp = McpRequest {
-            timing: self.timing.clone(),
-            tool_timeout: self.tool_timeout,
-            ..McpRequest::default()
-        };
-        if let Some(id) = session {
-            let (id, end) = self.sessions.token(id);
-            mcp.session_end = Some(end);
-            if post {
-                mcp.stream = Some(ResponseStream::new(self.sessions.manager.clone(), id));
+        let Some(id) = session else {
+            // A stateless request is told the defaults alone, if there are any.
+            if let Some(defaults) = &self.defaults {
+                request.extensions_mut().insert(defaults.clone());
             }
+            return None;
+        };
+        let mut mcp = self.defaults.clone().unwrap_or_default();
+        let (id, end) = self.sessions.token(id);
+        mcp.session_end = Some(end);
+        if post {
+            mcp.stream = Some(ResponseStream::new(self.sessions.manager.clone(), id));
         }
         let stream = mcp.stream.clone();
         request.extensions_mut().insert(mcp);
@@ -310,47 +314,26 @@ where
     }
 }
 
+/// An SSE answer on its way out: its stream number is in its first event's id, read
+/// frame by frame; data is shown to the stream until it knows. Mapped on rmcp's body,
+/// so that the answer is boxed once.
+fn watched<B: HttpBody<Data = Bytes>>(
+    body: B,
+    stream: ResponseStream,
+) -> impl HttpBody<Data = Bytes, Error = B::Error> {
+    body.map_frame(move |frame| {
+        if let Some(data) = frame.data_ref()
+            && !stream.is_known()
+        {
+            stream.learn(data);
+        }
+        frame
+    })
+}
+
 fn streamed<B>(response: &http::Response<B>) -> bool {
     response
         .headers()
         .get(http::header::CONTENT_TYPE)
         .is_some_and(|v| v.as_bytes().starts_with(b"text/event-stream"))
-}
-
-pin_project_lite::pin_project! {
-    /// An SSE answer on its way out: its stream number is in its first event's id, read
-    /// frame by frame; data is shown to the stream until it knows.
-    struct Watched<B> {
-        #[pin]
-        inner: B,
-        stream: ResponseStream,
-    }
-}
-
-impl<B: hyper::body::Body<Data = Bytes>> hyper::body::Body for Watched<B> {
-    type Data = Bytes;
-    type Error = B::Error;
-
-    fn poll_frame(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-    ) -> Poll<Option<Result<hyper::body::Frame<Bytes>, B::Error>>> {
-        let this = self.project();
-        let frame = ready!(this.inner.poll_frame(cx));
-        if let Some(Ok(frame)) = &frame
-            && let Some(data) = frame.data_ref()
-            && !this.stream.is_known()
-        {
-            this.stream.learn(data);
-        }
-        Poll::Ready(frame)
-    }
-
-    fn is_end_stream(&self) -> bool {
-        self.inner.is_end_stream()
-    }
-
-    fn size_hint(&self) -> hyper::body::SizeHint {
-        self.inner.size_hint()
-    }
 }

@@ -54,16 +54,13 @@ where
         );
         // A disabled span is neither entered nor exited at each poll; the clock only
         // runs for the DEBUG line that reports it.
-        if span.is_disabled() {
-            return Logged {
-                inner: self.inner.call(request),
-                span: None,
-            };
-        }
-        span.in_scope(|| tracing::debug!("started processing request"));
+        let span = (!span.is_disabled()).then(|| {
+            span.in_scope(|| tracing::debug!("started processing request"));
+            (span, Instant::now())
+        });
         Logged {
             inner: self.inner.call(request),
-            span: Some((span, Instant::now())),
+            span,
         }
     }
 }
@@ -82,20 +79,13 @@ impl<F: Future<Output = Result<Response, Infallible>>> Future for Logged<F> {
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.project();
-        let Some((span, start)) = this.span else {
-            let Ok(response) = ready!(this.inner.poll(cx));
-            if response.status().is_server_error() {
-                tracing::error!(status = response.status().as_u16(), "response failed");
-            }
-            return Poll::Ready(Ok(response));
-        };
-        let entered = span.enter();
+        let entered = this.span.as_ref().map(|(span, _)| span.enter());
         let Ok(response) = ready!(this.inner.poll(cx));
         let status = response.status().as_u16();
-        let latency = start.elapsed();
+        let latency = this.span.as_ref().map(|(_, start)| start.elapsed());
         if response.status().is_server_error() {
             tracing::error!(status, ?latency, "response failed");
-        } else {
+        } else if let Some(latency) = latency {
             tracing::debug!(status, ?latency, "finished processing request");
         }
         drop(entered);
