@@ -84,11 +84,13 @@
 //! - [`testing`]: test support: a router or an extension on a loopback port (on its own
 //!   runtime if wanted, stopped on drop) and raw HTTP/1.1 exchanges ([`testing::raw`]).
 #![warn(missing_docs)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub mod caller;
 #[cfg(feature = "config")]
 pub mod config;
 pub mod error;
+pub mod guide;
 pub mod protocol;
 pub mod schema;
 pub mod server;
