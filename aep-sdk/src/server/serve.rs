@@ -69,13 +69,15 @@ pub async fn shutdown_signal() {
 }
 
 impl Extension {
-    /// Serves the extension with options read from the command line and environment,
+    /// Serves the extension with options read from the command line and environment
+    /// (its `--help` introduces the extension: [`ServeArgs::command`]),
     /// installs a `tracing` subscriber ([`init_tracing`]; none if one is set), and shuts
     /// down gracefully on SIGINT/SIGTERM: the entry point of an extension binary, and
     /// the only one of these methods that touches the process.
     pub async fn serve(self) -> Result<(), Error> {
         init_tracing();
-        let served = self.serve_with(ServeArgs::from_env()).await;
+        let args = ServeArgs::from_env(self.identity());
+        let served = self.serve_with(args).await;
         // Spans and metrics still buffered go out before the process ends.
         crate::telemetry::finish().await;
         served
