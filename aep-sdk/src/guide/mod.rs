@@ -34,44 +34,58 @@
 //! - [`performance`]: the latest figures against hand-written baselines, and how to
 //!   reproduce them.
 
-#[doc = include_str!("getting_started.md")]
-pub mod getting_started {}
+pub mod getting_started {
+    #![doc = include_str!("getting_started.md")]
+}
 
-#[doc = include_str!("tools.md")]
-pub mod tools {}
+pub mod tools {
+    #![doc = include_str!("tools.md")]
+}
 
-#[doc = include_str!("model_providers.md")]
-pub mod model_providers {}
+pub mod model_providers {
+    #![doc = include_str!("model_providers.md")]
+}
 
-#[doc = include_str!("resources_prompts.md")]
-pub mod resources_prompts {}
+pub mod resources_prompts {
+    #![doc = include_str!("resources_prompts.md")]
+}
 
-#[doc = include_str!("configuration.md")]
-pub mod configuration {}
+pub mod configuration {
+    #![doc = include_str!("configuration.md")]
+}
 
-#[doc = include_str!("runtime.md")]
-pub mod runtime {}
+pub mod runtime {
+    #![doc = include_str!("runtime.md")]
+}
 
-#[doc = include_str!("serving.md")]
-pub mod serving {}
+pub mod serving {
+    #![doc = include_str!("serving.md")]
+}
 
-#[doc = include_str!("authorization.md")]
-pub mod authorization {}
+pub mod authorization {
+    #![doc = include_str!("authorization.md")]
+}
 
-#[doc = include_str!("operations.md")]
-pub mod operations {}
+pub mod operations {
+    #![doc = include_str!("operations.md")]
+}
 
-#[doc = include_str!("testing.md")]
-pub mod testing {}
+pub mod testing {
+    #![doc = include_str!("testing.md")]
+}
 
-#[doc = include_str!("protocol_revisions.md")]
-pub mod protocol_revisions {}
+pub mod protocol_revisions {
+    #![doc = include_str!("protocol_revisions.md")]
+}
 
-#[doc = include_str!("bundled.md")]
-pub mod bundled {}
+pub mod bundled {
+    #![doc = include_str!("bundled.md")]
+}
 
-#[doc = include_str!("conformance.md")]
-pub mod conformance {}
+pub mod conformance {
+    #![doc = include_str!("conformance.md")]
+}
 
-#[doc = include_str!("performance.md")]
-pub mod performance {}
+pub mod performance {
+    #![doc = include_str!("performance.md")]
+}

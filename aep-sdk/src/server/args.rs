@@ -52,8 +52,8 @@ pub struct ServeArgs {
     #[arg(long = "allowed-host", env = "AEP_ALLOWED_HOSTS", value_delimiter = ',', value_name = "HOST", help_heading = ACCESS)]
     pub allowed_hosts: Vec<String>,
     /// Browser origins every route accepts besides pages on this machine (which are
-    /// accepted only on a loopback listen address), as scheme://host[:port] with * for
-    /// any port: e.g. https://app.example.com,http://dev.example:*
+    /// accepted only on a loopback listen address): scheme://host or scheme://host:port,
+    /// with * as the port for any port, e.g. <https://app.example.com>,<http://dev.example:*>
     #[arg(long = "allowed-origin", env = "AEP_ALLOWED_ORIGINS", value_delimiter = ',', value_name = "ORIGIN", help_heading = ACCESS)]
     pub allowed_origins: Vec<String>,
     /// Seconds a client may take to send a request's headers; a kept-alive connection
@@ -65,7 +65,7 @@ pub struct ServeArgs {
     #[arg(long, env = "AEP_TOOL_TIMEOUT", value_parser = parse_duration, value_name = "DURATION", help_heading = TOOLS)]
     pub tool_timeout: Option<Duration>,
     /// Accept OAuth access tokens issued by this authorization server (its issuer
-    /// identifier, e.g. https://login.example.com); comma-separated or repeated. The
+    /// identifier, e.g. <https://login.example.com>); comma-separated or repeated. The
     /// extension becomes an OAuth 2.1 resource server (needs aep-sdk's oauth feature).
     #[arg(
         long = "oauth-issuer",

@@ -29,11 +29,15 @@ use std::time::Duration;
 /// let oauth = OAuth::issuer("https://login.example.com/realms/agents")
 ///     .public_url("https://tools.example.com")
 ///     .leeway(Duration::from_secs(30));
-/// let extension = Extension::builder("acme.tools", "Tools", "1.0.0")
+/// let built = Extension::builder("acme.tools", "Tools", "1.0.0")
 ///     .oauth(oauth)
-///     .build()
-///     .unwrap();
+///     .build();
+/// # #[cfg(feature = "oauth")]
+/// let extension = built.unwrap();
+/// # #[cfg(feature = "oauth")]
 /// # let _ = extension;
+/// # #[cfg(not(feature = "oauth"))]
+/// # assert!(built.err().unwrap().to_string().contains("oauth"), "without the feature, build() names it");
 /// ```
 #[derive(Clone)]
 pub struct OAuth {
