@@ -65,11 +65,27 @@
 //! # Ok(()) }
 //! ```
 //!
+//! ## The guide
+//!
+//! [`guide`] has a chapter for each task: [a first extension](guide::getting_started),
+//! [tools](guide::tools), [model providers](guide::model_providers),
+//! [resources and prompts](guide::resources_prompts), [configuration](guide::configuration),
+//! [serving](guide::serving), [authorization](guide::authorization),
+//! [operations](guide::operations), [testing](guide::testing), and the rest of the
+//! workspace. The API reference below is for looking things up.
+//!
+//! ## Modules
+//!
 //! - [`protocol`]: the wire documents as serde types.
 //! - [`validate`]: manifest rules and MCP endpoint resolution.
 //! - [`config`]: versioned configuration (option sets, schema digests, migrations).
 //! - [`server`]: the runtime: an [`server::Extension`] becomes an `axum::Router`.
 //! - [`client`]: the canonical client (feature `client`).
+//! - [`tool`]: MCP tools, resources, prompts and completions on rmcp.
+//! - [`schema`]: JSON Schemas from Rust types.
+//! - [`telemetry`]: OpenTelemetry (feature `otel`).
+//! - [`testing`]: test support: a router or an extension on a loopback port (on its own
+//!   runtime if wanted, stopped on drop) and raw HTTP/1.1 exchanges ([`testing::raw`]).
 //!
 //! ## Features
 //!
@@ -84,8 +100,6 @@
 //!   extension that declares no option set.
 //! - `otel`: OpenTelemetry traces and metrics over OTLP ([`telemetry`]).
 //! - `full`: all of the above.
-//! - [`testing`]: test support: a router or an extension on a loopback port (on its own
-//!   runtime if wanted, stopped on drop) and raw HTTP/1.1 exchanges ([`testing::raw`]).
 #![warn(missing_docs)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 // The docs link to items of every feature; a build with some features off leaves those
