@@ -2,7 +2,8 @@
 //! loopback. AEP calls and stateless MCP calls are balanced round robin and alternate
 //! between the replicas; streams pass through unbuffered with every update and their
 //! terminal update; session-based MCP clients stay on the replica that holds their
-//! session. The configuration is the one `docs/load-balancing.md` recommends.
+//! session. The configuration is the one the serving guide recommends (`aep_sdk::guide::serving`,
+//! "Behind a load balancer").
 //!
 //! nginx: each test starts its own nginx (`nginx -p <dir> -c <dir>/nginx.conf -g
 //! 'daemon off;'`) with a generated configuration, pid file, logs and temp paths in a
