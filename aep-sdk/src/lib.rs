@@ -127,6 +127,11 @@ pub mod validate;
 pub mod client;
 
 pub use aep_sdk_macros::aep_extension;
+
+// The front page's example compiles: README.md's code blocks are doc tests too.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+struct ReadmeDoctests;
 pub use error::{AepError, Error};
 
 #[doc(hidden)]

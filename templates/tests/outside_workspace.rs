@@ -1,5 +1,5 @@
-//! The bar of the authoring issue: an extension written exactly as the README's first
-//! provider example (tests/words), in its own crate outside this workspace, depending on
+//! The bar of the authoring issue: an extension written exactly as the README's
+//! example (tests/words), in its own crate outside this workspace, depending on
 //! nothing but `aep-sdk` and `tokio`, builds without warnings, serves as a user starts
 //! it, passes the conformance suite strictly for both of its providers, and answers
 //! `/chat` with exactly the fold of its `/chat/stream`.

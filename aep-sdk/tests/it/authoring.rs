@@ -1,4 +1,4 @@
-//! The provider forms of the README and the crate docs, as a user writes them: a
+//! The provider forms of the guide (model providers) and the crate docs, as a user writes them: a
 //! `chat_stream!` block that `yield`s updates, and a method answering in one piece.
 //! `/chat` equals the fold of `/chat/stream` for both; ids and names may be constants; `?` in a stream ends it with a
 //! terminal error update; dropping the stream cancels the work inside it.

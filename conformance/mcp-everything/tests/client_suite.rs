@@ -6,7 +6,7 @@
 //! once: `sse-retry` times the client's reconnection (500 ms retry, 450 to 700 ms
 //! accepted). The suite's verdict reads only the checks, so the scenarios the client
 //! must pass also need the client to have exited 0. The result table is written to
-//! `target/mcp-conformance/everything-client.md` (the README shows it).
+//! `target/mcp-conformance/everything-client.md` (the guide's conformance chapter shows it).
 
 mod common;
 

@@ -2,7 +2,7 @@
 //! server, on both MCP revisions the suite tests, with `conformance-baseline.yml` as the
 //! suite's expected-failures file: an unexpected failure and a stale entry both fail.
 //! The result table is written to `target/mcp-conformance/everything-server.md` (the
-//! README shows it).
+//! guide's conformance chapter shows it).
 
 mod common;
 

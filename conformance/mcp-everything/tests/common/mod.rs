@@ -36,7 +36,7 @@ pub async fn serve_everything() -> (TestServer, String) {
     (server, url)
 }
 
-/// Writes a result table to `target/mcp-conformance/<name>` (the README shows it).
+/// Writes a result table to `target/mcp-conformance/<name>` (the guide's conformance chapter shows it).
 pub fn write_result_table(name: &str, text: &str) {
     let dir = aep_peers::repo_root().join("target/mcp-conformance");
     std::fs::create_dir_all(&dir).expect("create target/mcp-conformance");

@@ -1,4 +1,4 @@
-//! A new extension written exactly as the README's first provider example, in a crate of
+//! A new extension written exactly as the README's example, in a crate of
 //! its own that depends on nothing but `aep-sdk` and `tokio` (see ../outside_workspace.rs).
 
 use aep_sdk::prelude::*;
