@@ -12,12 +12,29 @@ use std::path::{Path, PathBuf};
 
 use clap::{Parser, Subcommand};
 
+/// The help texts of the subcommands and their arguments are what `--help` prints, so
+/// they are plain text.
 #[derive(Parser)]
-#[command(about = "Side-by-side measurements of aep-sdk against hand-written baselines")]
+#[command(
+    name = "aep-bench",
+    about = "Side-by-side measurements of aep-sdk against hand-written baselines",
+    long_about = None,
+    after_help = EXAMPLES
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
 }
+
+/// The end of `aep-bench --help`.
+const EXAMPLES: &str = "\
+Examples:
+  cargo run --release -p aep-bench -- all
+      every measurement but compile: a table, and target/aep-bench/report.json
+  cargo run --release -p aep-bench -- open-loop --only chat,mcp --duration 10
+      tail latency at fixed rates, for /chat and MCP only, in shorter rounds
+
+Measure release builds: the numbers of a debug build say little.";
 
 #[derive(Subcommand)]
 enum Command {
@@ -46,9 +63,10 @@ enum Command {
         #[arg(long)]
         upstream: Option<String>,
     },
-    /// Build cost (12.): cold `cargo build` and the rebuild after a tool's body changes,
-    /// the template's generated extension against a hand-written axum + rmcp one
-    /// (minutes; not part of `all`).
+    /// 12. build cost: a cold cargo build and the rebuild after a tool's body changes.
+    ///
+    /// The template's generated extension against a hand-written axum + rmcp one; it
+    /// takes minutes and is not part of all.
     Compile {
         /// Cold builds of each (a fresh target directory every time).
         #[arg(long, default_value_t = 2)]
@@ -56,7 +74,7 @@ enum Command {
         /// Rebuilds of each after one tool's body changed.
         #[arg(long, default_value_t = 3)]
         rebuilds: usize,
-        /// The lock every build holds (the file `flock` takes); default `target/.build-lock`.
+        /// The lock every build holds (the file flock takes); default target/.build-lock.
         #[arg(long)]
         lock: Option<PathBuf>,
     },
@@ -71,7 +89,7 @@ enum Command {
     },
     /// 9. instructions per request (callgrind): /chat and MCP tools/call.
     Micro {
-        /// Requests of the `/chat` probe (run for N and 2N).
+        /// Requests of the /chat probe (run for N and 2N).
         #[arg(long, default_value_t = 2000)]
         chat_requests: usize,
         /// Calls of the MCP probe (run for N and 2N).

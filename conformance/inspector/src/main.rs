@@ -6,15 +6,42 @@ use std::sync::Arc;
 use clap::Parser;
 
 /// AEP Inspector: a web workbench for any AEP extension.
+///
+/// The help texts of the arguments are what `--help` prints, so they are plain text.
 #[derive(Debug, Parser)]
-#[command(name = "aep-inspector", version)]
+#[command(
+    name = "aep-inspector",
+    version,
+    about = "AEP Inspector: a web workbench for any AEP extension, in any language.\n\
+             Serves one page where extensions open side by side, each with its overview, \
+             a playground, its tools, its configuration, a conformance run and a trace.",
+    long_about = None,
+    after_help = EXAMPLES
+)]
 struct Args {
-    /// Address to listen on.
-    #[arg(long, env = "AEP_INSPECTOR_LISTEN", default_value = "127.0.0.1:8720")]
+    /// Address to listen on, host:port.
+    #[arg(
+        long,
+        env = "AEP_INSPECTOR_LISTEN",
+        default_value = "127.0.0.1:8720",
+        value_name = "ADDR"
+    )]
     listen: String,
     /// Extension base URLs to open connected.
+    #[arg(value_name = "URL")]
     urls: Vec<String>,
 }
+
+/// The end of `--help`.
+const EXAMPLES: &str = "\
+Examples:
+  aep-inspector http://127.0.0.1:8710
+      serve the Inspector on http://127.0.0.1:8720 with that extension connected
+  aep-inspector --listen 127.0.0.1:9000 http://127.0.0.1:8710 http://127.0.0.1:8711
+      another address, two extensions
+
+Also aep-host inspect, with the same arguments. The guide:
+https://docs.rs/aep-sdk/latest/aep_sdk/guide/conformance/";
 
 #[tokio::main]
 async fn main() -> std::process::ExitCode {

@@ -17,20 +17,40 @@ use std::time::Duration;
 use aep_conformance::{CATALOG, Options, ProgressEvent, Revisions, Status};
 use clap::{Parser, Subcommand, ValueEnum};
 
+/// The help texts of the subcommands and their arguments are what `--help` prints, so
+/// they are plain text.
 #[derive(Parser)]
 #[command(
     name = "aep-conformance",
     version,
-    about = "Checks an AEP extension against the AEP contract."
+    about = "Checks an AEP extension against the AEP contract.",
+    long_about = None,
+    after_help = EXAMPLES
 )]
 struct Cli {
     #[command(subcommand)]
     command: Command,
 }
 
+/// The end of `aep-conformance --help` and `aep-conformance check --help`.
+const EXAMPLES: &str = "\
+Examples:
+  aep-conformance check http://127.0.0.1:8710
+      every check, both protocol revisions, as a table
+  aep-conformance check http://127.0.0.1:8710 --revision 1.0 --provider ollama --model qwen3:0.6b
+      one revision, the chat checks with that provider and model
+  aep-conformance check http://127.0.0.1:8710 --only 3.stream --format junit > conformance.xml
+      the streaming checks only, as JUnit XML for CI
+  aep-conformance list
+      every check: id, level, section and description
+
+Exit status: 0 when no check failed, 1 when some did, 2 on a usage error. The guide:
+https://docs.rs/aep-sdk/latest/aep_sdk/guide/conformance/";
+
 #[derive(Subcommand)]
 enum Command {
     /// Run the suite against the extension at URL (its base URL).
+    #[command(after_help = EXAMPLES)]
     Check(CheckArgs),
     /// List every check: id, level, section and description.
     List {
@@ -81,7 +101,7 @@ struct CheckArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     format: Format,
-    /// Token sent as `Authorization: Bearer <token>` (AEP and MCP requests).
+    /// Token sent as Authorization: Bearer TOKEN on the AEP and MCP requests.
     #[arg(long, env = "AEP_BEARER_TOKEN", hide_env_values = true)]
     bearer_token: Option<String>,
     /// Seconds one check may take, all its requests included.

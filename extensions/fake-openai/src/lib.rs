@@ -90,8 +90,15 @@ impl Fake {
         Self::start_on("127.0.0.1:0").await
     }
 
-    /// Serves on `addr`.
+    /// Serves on `addr`; panics when it cannot listen there (see [`Fake::try_start_on`]).
     pub async fn start_on(addr: &str) -> Fake {
+        Self::try_start_on(addr)
+            .await
+            .expect("bind the stand-in's address")
+    }
+
+    /// Serves on `addr`, or says why it cannot listen there.
+    pub async fn try_start_on(addr: &str) -> std::io::Result<Fake> {
         let shared = Arc::new(Shared::default());
         let router = Router::new()
             .route("/v1/chat/completions", post(chat))
@@ -102,10 +109,8 @@ impl Fake {
             .route("/v1/models/capabilities", get(capabilities))
             .route("/_fake/stats", get(stats))
             .with_state(shared.clone());
-        let listener = tokio::net::TcpListener::bind(addr)
-            .await
-            .expect("bind the stand-in's address");
-        let base_url = format!("http://{}", listener.local_addr().unwrap());
+        let listener = tokio::net::TcpListener::bind(addr).await?;
+        let base_url = format!("http://{}", listener.local_addr()?);
         let task = tokio::spawn(async move {
             // As real servers do: no Nagle delay on the small SSE writes of a stream.
             let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
@@ -113,11 +118,11 @@ impl Fake {
             });
             let _ = axum::serve(listener, router).await;
         });
-        Fake {
+        Ok(Fake {
             shared,
             base_url,
             _task: task,
-        }
+        })
     }
 
     /// Every chat body received.

@@ -30,42 +30,46 @@ pub const DEFAULT_OLLAMA_URL: &str = "http://127.0.0.1:11434";
 pub const DEFAULT_OLLAMA_PORT: u16 = 11434;
 
 /// How the extension talks to Ollama.
+///
+/// The help texts below are what `--help` prints, so they are plain text.
 #[derive(Debug, Clone, clap::Args)]
+#[command(next_help_heading = "Ollama")]
 pub struct OllamaConfig {
-    /// Ollama's base URL. Accepts what `OLLAMA_HOST` accepts for Ollama's CLI:
-    /// `http://host:port`, `host:port`, `host` (port 11434), `0.0.0.0` (then
-    /// 127.0.0.1 is used to connect). A path is kept (for a reverse proxy).
+    /// Ollama's base URL. Accepts what OLLAMA_HOST accepts for Ollama's own CLI:
+    /// http://host:port, host:port, host (port 11434), or 0.0.0.0 (then 127.0.0.1 is
+    /// used to connect). A path is kept (for a reverse proxy).
     #[arg(
         long = "ollama-url",
         env = "OLLAMA_HOST",
         default_value = DEFAULT_OLLAMA_URL,
-        value_parser = parse_ollama_url
+        value_parser = parse_ollama_url,
+        value_name = "URL"
     )]
     pub url: Url,
 
     /// Bound on establishing a TCP connection to Ollama.
-    #[arg(long, env = "AEP_OLLAMA_CONNECT_TIMEOUT", default_value = "5s", value_parser = parse_duration)]
+    #[arg(long, env = "AEP_OLLAMA_CONNECT_TIMEOUT", default_value = "5s", value_parser = parse_duration, value_name = "DURATION")]
     pub connect_timeout: Duration,
 
     /// Longest silence accepted from Ollama during a chat: waiting for its first
     /// byte (which includes loading the model) and between two lines of its stream.
-    #[arg(long, env = "AEP_OLLAMA_IDLE_TIMEOUT", default_value = "300s", value_parser = parse_duration)]
+    #[arg(long, env = "AEP_OLLAMA_IDLE_TIMEOUT", default_value = "300s", value_parser = parse_duration, value_name = "DURATION")]
     pub idle_timeout: Duration,
 
-    /// Bound on the short calls: `/api/version` (health), `/api/tags` and
-    /// `/api/show` (model discovery), each as a whole.
-    #[arg(long, env = "AEP_OLLAMA_PROBE_TIMEOUT", default_value = "10s", value_parser = parse_duration)]
+    /// Bound on each short call as a whole: /api/version (health), /api/tags and
+    /// /api/show (model discovery).
+    #[arg(long, env = "AEP_OLLAMA_PROBE_TIMEOUT", default_value = "10s", value_parser = parse_duration, value_name = "DURATION")]
     pub probe_timeout: Duration,
 
-    /// How long `/chat/stream` waits for Ollama's first byte before it starts its
-    /// SSE answer anyway. Errors Ollama reports sooner (unknown model, unsupported
+    /// How long /chat/stream waits for Ollama's first byte before it starts its SSE
+    /// answer anyway. Errors Ollama reports sooner (unknown model, unsupported
     /// feature) keep their HTTP status; a slow model load then gets SSE keep-alives
     /// instead of a silent connection.
-    #[arg(long, env = "AEP_OLLAMA_STREAM_START_WAIT", default_value = "2s", value_parser = parse_duration)]
+    #[arg(long, env = "AEP_OLLAMA_STREAM_START_WAIT", default_value = "2s", value_parser = parse_duration, value_name = "DURATION")]
     pub stream_start_wait: Duration,
 
     /// Longest NDJSON line accepted from Ollama, in bytes.
-    #[arg(long, env = "AEP_OLLAMA_MAX_LINE_BYTES", default_value_t = 16 * 1024 * 1024)]
+    #[arg(long, env = "AEP_OLLAMA_MAX_LINE_BYTES", default_value_t = 16 * 1024 * 1024, value_name = "BYTES")]
     pub max_line_bytes: usize,
 }
 
@@ -93,21 +97,48 @@ impl OllamaConfig {
     }
 }
 
-/// The whole command line of the `aep-ollama` binary.
+/// The whole command line of the `aep-ollama` binary: the Ollama options, then the
+/// serving options every extension has ([`ServeArgs`](aep_sdk::server::ServeArgs)).
+///
+/// Its `--help` opens the way [`ServeArgs::command`](aep_sdk::server::ServeArgs::command)
+/// introduces an extension: name, version and id from the manifest, then the
+/// manifest's description (a test checks they agree).
 #[derive(Debug, Clone, clap::Parser)]
 #[command(
     name = "aep-ollama",
     version,
-    about = "AEP model-provider extension for Ollama"
+    about = concat!(
+        "Ollama ",
+        env!("CARGO_PKG_VERSION"),
+        ", an AEP extension (Agentstration.Extensions.Ollama)\n",
+        "Agentstration AEP model-provider extension for Ollama.\n",
+        "Serves the models of an Ollama server (its native API) as the model provider ollama; \
+         a drop-in for the reference C# extension."
+    ),
+    long_about = None,
+    after_help = EXAMPLES
 )]
 pub struct Cli {
-    /// Where the extension listens.
-    #[command(flatten)]
-    pub serve: aep_sdk::server::ServeArgs,
     /// How it talks to Ollama.
     #[command(flatten)]
     pub ollama: OllamaConfig,
+    /// Where the extension listens.
+    #[command(flatten)]
+    pub serve: aep_sdk::server::ServeArgs,
 }
+
+/// The end of `--help`.
+const EXAMPLES: &str = "\
+Examples:
+  aep-ollama
+      serve the Ollama at http://127.0.0.1:11434 on http://127.0.0.1:8710
+  OLLAMA_HOST=gpu-box:11434 aep-ollama --idle-timeout 10m
+      use the Ollama of another machine, waiting longer for a large model to load
+  aep-ollama --listen 0.0.0.0:8710 --allowed-host models.example.com --bearer-token-file token.txt
+      serve every interface, answer to that host name, require a bearer token
+
+Every option has the environment variable shown beside it. The bundled extensions:
+https://docs.rs/aep-sdk/latest/aep_sdk/guide/bundled/";
 
 /// Reads an Ollama address the way Ollama's CLI reads `OLLAMA_HOST`.
 ///
@@ -211,6 +242,27 @@ mod tests {
         assert!(parse_duration("5 parsecs").is_err());
         assert!(parse_duration("").is_err());
         assert!(parse_duration("-1s").is_err());
+    }
+
+    #[test]
+    fn help_introduces_the_extension_its_manifest_declares() {
+        use aep_sdk::server::{AepExtension, ServeArgs};
+        use clap::CommandFactory;
+        let extension = crate::OllamaExtension::new(OllamaConfig::default())
+            .and_then(AepExtension::into_extension)
+            .expect("the extension builds");
+        let intro = ServeArgs::command(extension.identity()).render_help().to_string();
+        let intro: Vec<&str> = intro.lines().take(2).collect();
+        let help = Cli::command().render_long_help().to_string();
+        let lines: Vec<&str> = help.lines().take(2).collect();
+        assert_eq!(lines, intro, "{help}");
+        assert_eq!(
+            Cli::command().get_version(),
+            Some(extension.identity().version.as_str())
+        );
+        for heading in ["Ollama:", "Listening:", "Examples:"] {
+            assert!(help.contains(heading), "no {heading} in {help}");
+        }
     }
 
     #[test]

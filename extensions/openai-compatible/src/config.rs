@@ -67,29 +67,33 @@ pub struct UpstreamConfig {
 }
 
 /// Bounds and switches shared by the three binaries.
+///
+/// The help texts below are what `--help` prints, so they are plain text. They have no
+/// heading of their own: each binary shows them under its upstream's.
 #[derive(Debug, Clone, clap::Args)]
 pub struct Tuning {
     /// Bound on establishing a TCP connection to the upstream.
-    #[arg(long, env = "AEP_UPSTREAM_CONNECT_TIMEOUT", default_value = "5s", value_parser = parse_duration)]
+    #[arg(long, env = "AEP_UPSTREAM_CONNECT_TIMEOUT", default_value = "5s", value_parser = parse_duration, value_name = "DURATION")]
     pub connect_timeout: Duration,
     /// Bound on the upstream's answer headers (a non-streamed exchange: the whole of it).
-    #[arg(long, env = "AEP_UPSTREAM_FIRST_BYTE_TIMEOUT", default_value = "90s", value_parser = parse_duration)]
+    #[arg(long, env = "AEP_UPSTREAM_FIRST_BYTE_TIMEOUT", default_value = "90s", value_parser = parse_duration, value_name = "DURATION")]
     pub first_byte_timeout: Duration,
     /// Longest silence between two pieces of a streamed answer.
-    #[arg(long, env = "AEP_UPSTREAM_IDLE_TIMEOUT", default_value = "90s", value_parser = parse_duration)]
+    #[arg(long, env = "AEP_UPSTREAM_IDLE_TIMEOUT", default_value = "90s", value_parser = parse_duration, value_name = "DURATION")]
     pub idle_timeout: Duration,
     /// Bound on each probe (health, models) as a whole.
-    #[arg(long, env = "AEP_UPSTREAM_PROBE_TIMEOUT", default_value = "10s", value_parser = parse_duration)]
+    #[arg(long, env = "AEP_UPSTREAM_PROBE_TIMEOUT", default_value = "10s", value_parser = parse_duration, value_name = "DURATION")]
     pub probe_timeout: Duration,
-    /// How long `/chat/stream` waits for the upstream's answer headers before it starts
+    /// How long /chat/stream waits for the upstream's answer headers before it starts
     /// its SSE answer anyway (errors reported sooner keep their HTTP status).
-    #[arg(long, env = "AEP_UPSTREAM_STREAM_START_WAIT", default_value = "2s", value_parser = parse_duration)]
+    #[arg(long, env = "AEP_UPSTREAM_STREAM_START_WAIT", default_value = "2s", value_parser = parse_duration, value_name = "DURATION")]
     pub stream_start_wait: Duration,
-    /// Longest `data:` line accepted from the upstream, in bytes.
-    #[arg(long, env = "AEP_UPSTREAM_MAX_LINE_BYTES", default_value_t = 16 * 1024 * 1024)]
+    /// Longest SSE data line accepted from the upstream, in bytes.
+    #[arg(long, env = "AEP_UPSTREAM_MAX_LINE_BYTES", default_value_t = 16 * 1024 * 1024, value_name = "BYTES")]
     pub max_line_bytes: usize,
-    /// Ask for a usage chunk (`stream_options.include_usage`). The drop-ins keep the
-    /// reference's request body unless this is set; `aep-openai` always asks.
+    /// Ask for a usage chunk (stream_options.include_usage). aep-llamacpp and
+    /// aep-localai send the reference's request body unless this is set; aep-openai
+    /// always asks.
     #[arg(long, env = "AEP_UPSTREAM_INCLUDE_USAGE")]
     pub include_usage: bool,
 }
@@ -142,16 +146,32 @@ pub fn parse_endpoint(text: &str) -> Result<Url, String> {
     Ok(url)
 }
 
-/// `aep-llamacpp`'s flags.
+/// `aep-llamacpp`'s flags: the llama.cpp server and the bounds on it, then the serving
+/// options every extension has.
+///
+/// Its `--help` opens the way [`ServeArgs::command`] introduces an extension: name,
+/// version and id from the manifest, then the manifest's description (a test checks
+/// they agree); `--version` prints the manifest's version.
 #[derive(Debug, clap::Parser)]
 #[command(
     name = "aep-llamacpp",
-    version,
-    about = "AEP extension for llama.cpp's server (drop-in for Agentstration.Extensions.LlamaCpp)"
+    version = "1.0.0",
+    about = "llama.cpp 1.0.0, an AEP extension (Agentstration.Extensions.LlamaCpp)
+Agentstration AEP model-provider extension for a local llama.cpp server.
+Serves the models of a llama-server (its OpenAI-compatible API) as the model provider \
+llamacpp; a drop-in for the reference C# extension.",
+    long_about = None,
+    next_help_heading = "llama.cpp server",
+    after_help = LLAMACPP_EXAMPLES
 )]
 pub struct LlamaCppCli {
-    /// llama-server's base URL (the reference's `LlamaCpp:Endpoint`).
-    #[arg(long, env = "LlamaCpp__Endpoint", default_value = "http://localhost:8080")]
+    /// llama-server's base URL (the reference's LlamaCpp:Endpoint setting).
+    #[arg(
+        long,
+        env = "LlamaCpp__Endpoint",
+        default_value = "http://localhost:8080",
+        value_name = "URL"
+    )]
     pub endpoint: String,
     #[command(flatten)]
     #[allow(missing_docs)]
@@ -161,19 +181,32 @@ pub struct LlamaCppCli {
     pub serve: ServeArgs,
 }
 
-/// `aep-localai`'s flags.
+/// `aep-localai`'s flags: LocalAI, its key and the bounds on it, then the serving
+/// options every extension has (`--help` as [`LlamaCppCli`]'s).
 #[derive(Debug, clap::Parser)]
 #[command(
     name = "aep-localai",
-    version,
-    about = "AEP extension for LocalAI (drop-in for Agentstration.Extensions.LocalAI)"
+    version = "1.0.0",
+    about = "LocalAI 1.0.0, an AEP extension (Agentstration.Extensions.LocalAI)
+Agentstration AEP model-provider extension for a LocalAI server.
+Serves the models of a LocalAI server (its OpenAI-compatible API) as the model provider \
+localai; a drop-in for the reference C# extension.",
+    long_about = None,
+    next_help_heading = "LocalAI",
+    after_help = LOCALAI_EXAMPLES
 )]
 pub struct LocalAiCli {
-    /// LocalAI's base URL (the reference's `LocalAI:Endpoint`).
-    #[arg(long, env = "LocalAI__Endpoint", default_value = "http://localhost:8081")]
+    /// LocalAI's base URL (the reference's LocalAI:Endpoint setting).
+    #[arg(
+        long,
+        env = "LocalAI__Endpoint",
+        default_value = "http://localhost:8081",
+        value_name = "URL"
+    )]
     pub endpoint: String,
-    /// LocalAI's API key (the reference's `LocalAI:ApiKey`), sent as a bearer token.
-    #[arg(long, env = "LocalAI__ApiKey", hide_env_values = true)]
+    /// LocalAI's API key (the reference's LocalAI:ApiKey setting), sent as a bearer
+    /// token; better in the environment than on a command line.
+    #[arg(long, env = "LocalAI__ApiKey", hide_env_values = true, value_name = "KEY")]
     pub api_key: Option<String>,
     #[command(flatten)]
     #[allow(missing_docs)]
@@ -183,30 +216,54 @@ pub struct LocalAiCli {
     pub serve: ServeArgs,
 }
 
-/// `aep-openai`'s flags.
+/// `aep-openai`'s flags: the upstream server, its key, its models' capabilities and the
+/// bounds on it, then the serving options every extension has (`--help` as
+/// [`LlamaCppCli`]'s).
 #[derive(Debug, clap::Parser)]
 #[command(
     name = "aep-openai",
     version,
-    about = "AEP extension for any OpenAI Chat Completions server"
+    about = concat!(
+        "OpenAI-compatible ",
+        env!("CARGO_PKG_VERSION"),
+        ", an AEP extension (aep.openai-compatible)\n",
+        "AEP model-provider extension for any OpenAI Chat Completions server.\n",
+        "Serves the models of vLLM, LM Studio, OpenAI, llama-cpp-python or any other server \
+         of the Chat Completions API as the model provider openai."
+    ),
+    long_about = None,
+    next_help_heading = "Upstream server",
+    after_help = OPENAI_EXAMPLES
 )]
 pub struct OpenAiCli {
-    /// The server's base URL (without `/v1`).
-    #[arg(long, env = "AEP_OPENAI_ENDPOINT", default_value = "http://127.0.0.1:8000")]
+    /// The server's base URL, without /v1.
+    #[arg(
+        long,
+        env = "AEP_OPENAI_ENDPOINT",
+        default_value = "http://127.0.0.1:8000",
+        value_name = "URL"
+    )]
     pub endpoint: String,
-    /// A file holding the API key (one line). Preferred to the environment variable.
-    #[arg(long, env = "AEP_OPENAI_API_KEY_FILE")]
+    /// A file holding the API key (one line); preferred to AEP_OPENAI_API_KEY.
+    #[arg(long, env = "AEP_OPENAI_API_KEY_FILE", value_name = "FILE")]
     pub api_key_file: Option<PathBuf>,
-    /// The API key itself.
-    #[arg(long = "api-key", env = "AEP_OPENAI_API_KEY", hide_env_values = true)]
+    /// The API key itself (better in the environment than on a command line).
+    #[arg(
+        long = "api-key",
+        env = "AEP_OPENAI_API_KEY",
+        hide_env_values = true,
+        value_name = "KEY"
+    )]
     pub api_key: Option<String>,
-    /// Per-model capabilities beyond `chat` and `streaming`, since `/v1/models` does not
-    /// say them: any of `tools`, `structuredOutput`, `reasoning`, `vision`.
+    /// Capabilities every model has beyond chat and streaming, since /v1/models does
+    /// not say them: any of tools, structuredOutput, reasoning, vision
+    /// (comma-separated or repeated).
     #[arg(
         long,
         env = "AEP_OPENAI_MODEL_CAPABILITIES",
         value_delimiter = ',',
-        default_value = "tools,structuredOutput"
+        default_value = "tools,structuredOutput",
+        value_name = "CAPABILITY"
     )]
     pub model_capabilities: Vec<String>,
     #[command(flatten)]
@@ -216,6 +273,45 @@ pub struct OpenAiCli {
     #[allow(missing_docs)]
     pub serve: ServeArgs,
 }
+
+/// The end of `aep-llamacpp --help`.
+const LLAMACPP_EXAMPLES: &str = "\
+Examples:
+  aep-llamacpp
+      serve the llama-server at http://localhost:8080 on http://127.0.0.1:8710
+  LlamaCpp__Endpoint=http://gpu-box:8080 aep-llamacpp --first-byte-timeout 5m
+      use the llama-server of another machine, waiting up to 5 minutes for an answer to start
+  aep-llamacpp --listen 0.0.0.0:8710 --allowed-host models.example.com --bearer-token-file token.txt
+      serve every interface, answer to that host name, require a bearer token
+
+Every option has the environment variable shown beside it. The bundled extensions:
+https://docs.rs/aep-sdk/latest/aep_sdk/guide/bundled/";
+
+/// The end of `aep-localai --help`.
+const LOCALAI_EXAMPLES: &str = "\
+Examples:
+  aep-localai
+      serve the LocalAI at http://localhost:8081 on http://127.0.0.1:8710
+  LocalAI__Endpoint=http://gpu-box:8080 LocalAI__ApiKey=sk-... aep-localai
+      use the LocalAI of another machine, which requires an API key
+  aep-localai --include-usage --listen 127.0.0.1:8711
+      report the tokens each streamed answer used, and serve on another port
+
+Every option has the environment variable shown beside it. The bundled extensions:
+https://docs.rs/aep-sdk/latest/aep_sdk/guide/bundled/";
+
+/// The end of `aep-openai --help`.
+const OPENAI_EXAMPLES: &str = "\
+Examples:
+  aep-openai --endpoint http://127.0.0.1:8000
+      serve the models of a vLLM (or any Chat Completions server) on http://127.0.0.1:8710
+  AEP_OPENAI_API_KEY_FILE=key.txt aep-openai --endpoint https://api.openai.com --model-capabilities tools,structuredOutput,vision
+      serve OpenAI's models, the key read from a file, vision declared for each too
+  AEP_OPENAI_ENDPOINT=http://127.0.0.1:1234 aep-openai --listen 127.0.0.1:8711
+      serve LM Studio's models on another port
+
+Every option has the environment variable shown beside it. The bundled extensions:
+https://docs.rs/aep-sdk/latest/aep_sdk/guide/bundled/";
 
 impl LlamaCppCli {
     /// The upstream configuration it describes.
@@ -313,6 +409,50 @@ mod tests {
                 .to_string()
                 .starts_with("cannot read the API key file /nonexistent/key"),
             "{missing}"
+        );
+    }
+
+    /// The first two lines of `--help` are the SDK's introduction of the extension the
+    /// binary serves, and `--version` is its manifest's.
+    fn introduces(command: clap::Command, extension: aep_sdk::server::Extension, heading: &str) {
+        let intro = ServeArgs::command(extension.identity()).render_help().to_string();
+        let intro: Vec<&str> = intro.lines().take(2).collect();
+        let version = command.get_version().map(str::to_owned);
+        let help = command.clone().render_long_help().to_string();
+        let lines: Vec<&str> = help.lines().take(2).collect();
+        assert_eq!(lines, intro, "{help}");
+        assert_eq!(version.as_deref(), Some(extension.identity().version.as_str()));
+        for heading in [heading, "Listening:", "Examples:"] {
+            assert!(help.contains(heading), "no {heading} in {help}");
+        }
+    }
+
+    #[test]
+    fn help_introduces_the_extension_its_manifest_declares() {
+        use clap::CommandFactory;
+
+        use crate::upstream::Upstream;
+        let upstream = |cli: UpstreamConfig| Upstream::new(cli, Vec::new()).unwrap();
+        let llamacpp = LlamaCppCli::try_parse_from(["aep-llamacpp"]).unwrap();
+        let extension = crate::llamacpp::LlamaCppExtension(upstream(llamacpp.upstream().unwrap()));
+        introduces(
+            LlamaCppCli::command(),
+            crate::build(extension).unwrap(),
+            "llama.cpp server:",
+        );
+        let localai = LocalAiCli::try_parse_from(["aep-localai"]).unwrap();
+        let extension = crate::localai::LocalAiExtension(upstream(localai.upstream().unwrap()));
+        introduces(
+            LocalAiCli::command(),
+            crate::build(extension).unwrap(),
+            "LocalAI:",
+        );
+        let openai = OpenAiCli::try_parse_from(["aep-openai"]).unwrap();
+        let extension = crate::openai::OpenAiExtension(upstream(openai.upstream().unwrap()));
+        introduces(
+            OpenAiCli::command(),
+            crate::build(extension).unwrap(),
+            "Upstream server:",
         );
     }
 

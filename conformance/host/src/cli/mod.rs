@@ -28,12 +28,15 @@ pub use surface::{McpTarget, mcp_target, prompt_arguments};
 
 use crate::agent::DEFAULT_MAX_STEPS;
 
-/// `aep-host`'s arguments.
+/// `aep-host`'s arguments. The help texts of the arguments and subcommands are what
+/// `--help` prints, so they are plain text.
 #[derive(Debug, Parser)]
 #[command(
     name = "aep-host",
     version,
-    about = "A thin reference AEP host: registry, tool catalog (AEP -> MCP), MCP resources and prompts, model calls, agent loop."
+    about = "A thin reference AEP host: registry, tool catalog (AEP -> MCP), MCP resources and prompts, model calls, agent loop.",
+    long_about = None,
+    after_help = EXAMPLES
 )]
 pub struct Cli {
     /// Host configuration (TOML): extensions, tools, models.
@@ -43,7 +46,7 @@ pub struct Cli {
     #[arg(long = "extension", short = 'e', global = true, value_name = "ID=URL")]
     pub extensions: Vec<String>,
     /// AEP protocol revision negotiated with extensions given by --extension and with
-    /// `discover`: "1.0" or "2026-08-01".
+    /// discover: 1.0 or 2026-08-01.
     #[arg(long, global = true, default_value = "2026-08-01")]
     pub revision: String,
     /// Signing in with OAuth to the extensions given on the command line.
@@ -132,18 +135,26 @@ pub enum Command {
         #[command(subcommand)]
         action: PromptsAction,
     },
-    /// Open the AEP Inspector, a web workbench for extensions (runs `aep-inspector` with
-    /// these arguments, e.g. `--listen 127.0.0.1:8720 http://127.0.0.1:8710`).
+    /// Open the AEP Inspector, a web workbench for extensions.
+    ///
+    /// Runs aep-inspector with these arguments, e.g. aep-host inspect --listen
+    /// 127.0.0.1:8720 http://127.0.0.1:8710 (the Inspector's address, then extensions to
+    /// open connected).
+    #[command(after_help = INSPECT_EXAMPLES)]
     Inspect {
-        /// Arguments for `aep-inspector` (see `aep-inspector --help`).
+        /// Arguments for aep-inspector (see aep-inspector --help).
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
-    /// Serve the registered extensions (and those named by URL) as OpenAI Chat
-    /// Completions models (`/v1/models`, `/v1/chat/completions`) and one MCP server
-    /// (`/mcp`), with `/healthz` and `/readyz`. The gateway takes the serving flags of
-    /// an extension (`--listen`, `--bearer-token-file`, `--oauth-issuer`, ...: its own
-    /// sign-in); `--oauth-client-*` sign in to the extensions.
+    /// Serve the registered extensions as OpenAI Chat Completions models and one MCP
+    /// server.
+    ///
+    /// The extensions registered with --extension or --config, and those named by URL,
+    /// are served as OpenAI Chat Completions models (/v1/models, /v1/chat/completions)
+    /// and one MCP server (/mcp), with /healthz and /readyz. The gateway takes the
+    /// serving flags of an extension (--listen, --bearer-token-file, --oauth-issuer, and
+    /// so on: its own sign-in); the --oauth-client-* flags sign in to the extensions.
+    #[command(after_help = GATEWAY_EXAMPLES)]
     Gateway {
         /// How the gateway is served.
         #[command(flatten)]
@@ -153,7 +164,9 @@ pub enum Command {
         urls: Vec<String>,
     },
     /// Walk through discovery, tool resolution, MCP calls and a chat with a tool round
-    /// trip, with extensions started in-process (no external service needed). With
+    /// trip.
+    ///
+    /// The extensions are started in-process: no external service is needed. With
     /// OLLAMA_HOST reachable, the chat uses aep-ollama and a real model (pick one with
     /// AEP_HOST_DEMO_MODEL).
     Demo {
@@ -162,6 +175,40 @@ pub enum Command {
         scripted: bool,
     },
 }
+
+/// The end of `aep-host --help`.
+const EXAMPLES: &str = "\
+Examples:
+  aep-host demo
+      a tour of the host, with extensions started in-process
+  aep-host discover http://127.0.0.1:8711
+      fetch and validate an extension's manifest; print it with the extension's health
+  aep-host -e aep.utilities=http://127.0.0.1:8711 call hash.compute '{\"text\":\"abc\"}'
+      register an extension and call one of its tools
+  aep-host --config host.toml chat --tools -- 'What is the SHA-256 of \"abc\"?'
+      chat with the configuration's default model, which may call every enabled tool
+
+Extensions come from --config FILE and from --extension ID=URL (repeatable). The
+options of a command: aep-host COMMAND --help. The guide:
+https://docs.rs/aep-sdk/latest/aep_sdk/guide/bundled/";
+
+/// The end of `aep-host inspect --help`.
+const INSPECT_EXAMPLES: &str = "\
+Examples:
+  aep-host inspect http://127.0.0.1:8711
+      open the Inspector on http://127.0.0.1:8720 with that extension connected
+  aep-host inspect --listen 127.0.0.1:9000
+      serve the Inspector on another address";
+
+/// The end of `aep-host gateway --help`.
+const GATEWAY_EXAMPLES: &str = "\
+Examples:
+  aep-host gateway --listen 127.0.0.1:8700 http://127.0.0.1:8711
+      serve that extension's models at http://127.0.0.1:8700/v1 and its tools at /mcp
+  aep-host --config host.toml gateway --listen 0.0.0.0:8700 --allowed-host gateway.example.com --bearer-token-file token.txt
+      serve the configuration's extensions on every interface, with a bearer token
+
+The guide: https://docs.rs/aep-sdk/latest/aep_sdk/guide/bundled/";
 
 /// `aep-host resources EXTENSION ...`.
 #[derive(Debug, Clone, Subcommand)]

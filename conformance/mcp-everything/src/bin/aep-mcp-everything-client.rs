@@ -30,6 +30,41 @@ use aep_host::oauth::{Authorize, OAuthOptions, Secret};
 use serde_json::Value;
 use url::Url;
 
+/// The command line: the server's URL (the scenario comes from the environment).
+///
+/// The help texts are what `--help` prints, so they are plain text.
+#[derive(clap::Parser)]
+#[command(
+    name = "aep-mcp-everything-client",
+    version,
+    about = "The MCP conformance suite's everything client, built on aep-host's MCP client pool.\n\
+             Connects to the MCP server at URL, lists its tools, calls each one with arguments \
+             built from its input schema and answers elicitations with the schema defaults; \
+             signs in with OAuth 2.1 (headless) when the server answers 401.",
+    long_about = None,
+    after_help = EXAMPLES
+)]
+struct Args {
+    /// The MCP server's URL (its Streamable HTTP endpoint).
+    #[arg(value_name = "URL", value_parser = Url::parse)]
+    url: Url,
+}
+
+/// The end of `--help`.
+const EXAMPLES: &str = "\
+Environment:
+  MCP_CONFORMANCE_SCENARIO  the scenario being run (tools_call, sse-retry, ...)
+  MCP_CONFORMANCE_CONTEXT   JSON with a pre-registered client_id and client_secret, if any
+  RUST_LOG                  the MCP client's logs, on stderr
+
+Examples:
+  MCP_CONFORMANCE_SCENARIO=tools_call aep-mcp-everything-client http://127.0.0.1:3000/mcp
+      run the tools_call scenario against that server
+  conformance client --command aep-mcp-everything-client --scenario tools_call
+      how the official MCP conformance suite runs it: the suite adds the URL and sets the scenario
+
+Exit status: 0 when everything succeeded, 1 with the reason on stderr, 2 on a usage error.";
+
 /// The whole run; the suite kills the client at 30 s.
 const RUN_BOUND: Duration = Duration::from_secs(25);
 
@@ -99,17 +134,7 @@ fn main() -> ExitCode {
         .with_ansi(std::io::stderr().is_terminal())
         .try_init();
 
-    let Some(url) = std::env::args().skip(1).last() else {
-        eprintln!("usage: aep-mcp-everything-client <MCP server URL> (scenario in MCP_CONFORMANCE_SCENARIO)");
-        return ExitCode::from(2);
-    };
-    let url = match Url::parse(&url) {
-        Ok(url) => url,
-        Err(error) => {
-            eprintln!("aep-mcp-everything-client: '{url}' is not a URL: {error}");
-            return ExitCode::from(2);
-        }
-    };
+    let Args { url } = <Args as clap::Parser>::parse();
     let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

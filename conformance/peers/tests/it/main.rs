@@ -6,6 +6,7 @@ mod browser;
 mod foreign_extension;
 mod gateway_mcp;
 mod gateway_openai_sdk;
+mod help;
 mod mcp_peers;
 mod oidc;
 mod oidc_host;

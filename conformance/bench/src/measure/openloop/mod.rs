@@ -68,7 +68,7 @@ pub struct Settings {
     #[arg(long, value_delimiter = ',', default_values_t = ["chat".to_owned(), "mcp".to_owned(), "ollama".to_owned(), "openai".to_owned()])]
     pub only: Vec<String>,
     /// The SDK and baseline servers as an operator runs them: the SDK's default tracing
-    /// (`init_tracing`, `info`) in both, the SDK's Prometheus metrics on.
+    /// (init_tracing at level info) in both, the SDK's Prometheus metrics on.
     #[arg(long)]
     pub operator: bool,
     /// Measure the baseline against a second copy of itself in the SDK's place: the
