@@ -99,6 +99,7 @@
 //!   (jsonschema); without it a request with native options is refused as by an
 //!   extension that declares no option set.
 //! - `otel`: OpenTelemetry traces and metrics over OTLP ([`telemetry`]).
+//! - `http2`: HTTP/2 with prior knowledge (h2c) beside HTTP/1.1 when serving.
 //! - `full`: all of the above.
 #![warn(missing_docs)]
 #![cfg_attr(docsrs, feature(doc_cfg))]

@@ -7,8 +7,7 @@ use std::time::Duration;
 
 use axum::body::Body;
 use hyper::body::Incoming;
-use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
-use hyper_util::server::conn::auto;
+use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use tokio::net::TcpListener;
 
@@ -37,16 +36,47 @@ impl Default for ConnectionLimits {
 /// Installs a `tracing` subscriber that honours `RUST_LOG` (default `info`). Does nothing
 /// if one is already installed.
 ///
+/// `RUST_LOG` is a list of `target=level` directives and at most one bare default level,
+/// e.g. `info,aep_sdk=debug,hyper=warn` (tracing-subscriber's `Targets`); a value that is
+/// not is reported, and `info` is used. For span and field filters, install a subscriber
+/// of your own (tracing-subscriber's `EnvFilter`) before serving.
+///
 /// With the `otel` feature and an OTLP endpoint in the environment, spans are also
 /// exported (see [`crate::telemetry`]); problems with that configuration are logged as
 /// warnings.
 pub fn init_tracing() {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let (filter, refused) = log_filter(std::env::var("RUST_LOG").ok().as_deref());
     #[cfg(feature = "otel")]
-    crate::telemetry::init_with(filter.to_string());
+    crate::telemetry::init_with(filter);
     #[cfg(not(feature = "otel"))]
-    let _ = tracing_subscriber::fmt().with_env_filter(filter).try_init();
+    {
+        use tracing_subscriber::prelude::*;
+        let _ = tracing_subscriber::registry()
+            .with(tracing_subscriber::fmt::layer().with_filter(filter))
+            .try_init();
+    }
+    if let Some(problem) = refused {
+        tracing::warn!("RUST_LOG ignored, logging at info: {problem}");
+    }
+}
+
+/// The log filter `RUST_LOG` asks for (`info` when unset or blank), and what was wrong
+/// with it when it cannot be read.
+pub(crate) fn log_filter(value: Option<&str>) -> (tracing_subscriber::filter::Targets, Option<String>) {
+    use tracing_subscriber::filter::{LevelFilter, Targets};
+    let default = || Targets::new().with_default(LevelFilter::INFO);
+    match value.map(str::trim).filter(|v| !v.is_empty()) {
+        None => (default(), None),
+        Some(text) => match text.parse::<Targets>() {
+            Ok(targets) => (targets, None),
+            Err(error) => (
+                default(),
+                Some(format!(
+                    "{text:?} is not a list of target=level directives ({error})"
+                )),
+            ),
+        },
+    }
 }
 
 /// Resolves on SIGINT (Ctrl-C) or SIGTERM.
@@ -66,6 +96,31 @@ pub async fn shutdown_signal() {
     #[cfg(not(unix))]
     let terminate = std::future::pending::<()>();
     tokio::select! { _ = ctrl_c => {}, _ = terminate => {} }
+}
+
+/// How connections are served: HTTP/1.1, and with the `http2` feature also HTTP/2 (prior
+/// knowledge, as behind a proxy that speaks h2c), chosen by the first bytes.
+#[cfg(feature = "http2")]
+fn connections(
+    limits: &ConnectionLimits,
+) -> hyper_util::server::conn::auto::Builder<hyper_util::rt::TokioExecutor> {
+    let mut builder = hyper_util::server::conn::auto::Builder::new(hyper_util::rt::TokioExecutor::new());
+    builder
+        .http1()
+        .timer(TokioTimer::new())
+        .header_read_timeout(limits.header_read_timeout);
+    builder.http2().timer(TokioTimer::new());
+    builder
+}
+
+/// How connections are served: HTTP/1.1 (the `http2` feature adds HTTP/2).
+#[cfg(not(feature = "http2"))]
+fn connections(limits: &ConnectionLimits) -> hyper::server::conn::http1::Builder {
+    let mut builder = hyper::server::conn::http1::Builder::new();
+    builder
+        .timer(TokioTimer::new())
+        .header_read_timeout(limits.header_read_timeout);
+    builder
 }
 
 impl Extension {
@@ -167,12 +222,7 @@ impl Extension {
         }
         let router = this.router();
         let graceful = GracefulShutdown::new();
-        let mut builder = auto::Builder::new(TokioExecutor::new());
-        builder
-            .http1()
-            .timer(TokioTimer::new())
-            .header_read_timeout(limits.header_read_timeout);
-        builder.http2().timer(TokioTimer::new());
+        let builder = connections(&limits);
         tokio::pin!(signal);
         loop {
             let (stream, _peer) = tokio::select! {
@@ -208,8 +258,13 @@ impl Extension {
                     // `Router` is always ready: `call` without `poll_ready` is allowed.
                     tower::Service::call(&mut router.clone(), request.map(Body::new))
                 });
-                let connection = builder.serve_connection_with_upgrades(TokioIo::new(stream), service);
-                if let Err(error) = watcher.watch(connection.into_owned()).await {
+                #[cfg(feature = "http2")]
+                let connection = builder
+                    .serve_connection_with_upgrades(TokioIo::new(stream), service)
+                    .into_owned();
+                #[cfg(not(feature = "http2"))]
+                let connection = builder.serve_connection(TokioIo::new(stream), service);
+                if let Err(error) = watcher.watch(connection).await {
                     tracing::debug!("connection ended: {error}");
                 }
             });
@@ -233,5 +288,32 @@ impl Extension {
             tracing::warn!("connections still open 5 s after the shutdown deadline; closing them");
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use tracing::Level;
+
+    use super::log_filter;
+
+    #[test]
+    fn rust_log_is_read_as_target_levels_and_a_bad_value_is_reported() {
+        let (unset, problem) = log_filter(None);
+        assert!(unset.would_enable("hyper", &Level::INFO) && !unset.would_enable("hyper", &Level::DEBUG));
+        assert!(problem.is_none());
+
+        let (listed, problem) = log_filter(Some("warn,aep_sdk=debug"));
+        assert!(listed.would_enable("aep_sdk::server", &Level::DEBUG));
+        assert!(!listed.would_enable("hyper", &Level::INFO) && listed.would_enable("hyper", &Level::WARN));
+        assert!(problem.is_none());
+
+        let (fallback, problem) = log_filter(Some("aep_sdk=loud"));
+        assert!(
+            fallback.would_enable("aep_sdk", &Level::INFO)
+                && !fallback.would_enable("aep_sdk", &Level::DEBUG)
+        );
+        let problem = problem.expect("the bad value is reported");
+        assert!(problem.contains("aep_sdk=loud"), "{problem}");
     }
 }

@@ -167,19 +167,16 @@ pub async fn finish() {
     tokio::task::spawn_blocking(shutdown).await.ok();
 }
 
-/// Installs `fmt` logs filtered by `filter` (an `EnvFilter` directive), plus the
-/// OpenTelemetry layer when spans are exported, and logs [`warnings`]. Does nothing if
-/// a subscriber is already installed.
+/// Installs `fmt` logs filtered by `filter`, plus the OpenTelemetry layer when spans are
+/// exported, and logs [`warnings`]. Does nothing if a subscriber is already installed.
 #[cfg(feature = "otel")]
-pub(crate) fn init_with(filter: String) {
+pub(crate) fn init_with(filter: tracing_subscriber::filter::Targets) {
     use tracing_subscriber::prelude::*;
+    let logs = tracing_subscriber::fmt::layer().with_filter(filter);
     if let Some(layer) = layer() {
-        let logs = tracing_subscriber::fmt::layer().with_filter(tracing_subscriber::EnvFilter::new(filter));
         let _ = tracing_subscriber::registry().with(logs).with(layer).try_init();
     } else {
-        let _ = tracing_subscriber::fmt()
-            .with_env_filter(tracing_subscriber::EnvFilter::new(filter))
-            .try_init();
+        let _ = tracing_subscriber::registry().with(logs).try_init();
     }
     for warning in warnings() {
         tracing::warn!("OpenTelemetry: {warning}");

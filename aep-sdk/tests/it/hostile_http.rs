@@ -13,7 +13,8 @@
 //!   refused by hyper while it parses the request, before any routing: the answer has the
 //!   right 4xx status but an empty body, not an AEP document, and hyper closes the
 //!   connection. No AEP code runs there without replacing hyper's parser; a host treats
-//!   these as transport failures.
+//!   these as transport failures. Without the `http2` feature an HTTP/2 preface gets
+//!   hyper's 505 (HTTP version not supported), the one 5xx, from the same parser.
 //! - **Slow clients**: a body that stalls gets a 408 AEP error from the body-read
 //!   timeout; a header section that stalls or dribbles has its connection closed by the
 //!   header-read timeout (hyper writes no answer there). A connection that never sends a
@@ -27,6 +28,25 @@ use crate::common;
 
 use aep_sdk::testing::raw::{Delivery, chunked};
 use common::hostile::*;
+
+/// With the `http2` feature HTTP/2 with prior knowledge is served, and garbage frames end
+/// the connection; without it hyper answers the preface 505 (HTTP version not supported).
+fn http2_preface() -> Case {
+    let preface: &[u8] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+    if cfg!(feature = "http2") {
+        case(
+            "HTTP/2 preface, then a malformed SETTINGS frame",
+            Delivery::Stalled(bytes(&[
+                preface,
+                // SETTINGS, 5 bytes long (not a multiple of 6): FRAME_SIZE_ERROR.
+                b"\x00\x00\x05\x04\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00",
+            ])),
+            Expect::Closes,
+        )
+    } else {
+        hyper("HTTP/2 preface without the http2 feature", preface.to_vec(), 505)
+    }
+}
 
 /// Headers, framing and slow clients on the chat routes of provider `echo`.
 fn http_cases() -> Vec<Case> {
@@ -88,16 +108,7 @@ fn http_cases() -> Vec<Case> {
         ),
         // Framing.
         hyper("garbage request line", b"HELLO\r\n\r\n".to_vec(), 400),
-        // HTTP/2 with prior knowledge is served; garbage frames end the connection.
-        case(
-            "HTTP/2 preface, then a malformed SETTINGS frame",
-            Delivery::Stalled(bytes(&[
-                b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n",
-                // SETTINGS, 5 bytes long (not a multiple of 6): FRAME_SIZE_ERROR.
-                b"\x00\x00\x05\x04\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00",
-            ])),
-            Expect::Closes,
-        ),
+        http2_preface(),
         hyper(
             "unknown HTTP version",
             b"GET /aep/health HTTP/9.9\r\nHost: x\r\n\r\n".to_vec(),

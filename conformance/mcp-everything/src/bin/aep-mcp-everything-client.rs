@@ -126,13 +126,17 @@ fn expect(scenario: &str) -> Expect {
 }
 
 fn main() -> ExitCode {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
+    use tracing_subscriber::filter::{LevelFilter, Targets};
+    use tracing_subscriber::prelude::*;
+    let filter = std::env::var("RUST_LOG")
+        .ok()
+        .and_then(|text| text.parse::<Targets>().ok())
+        .unwrap_or_else(|| Targets::new().with_default(LevelFilter::WARN));
+    let logs = tracing_subscriber::fmt::layer()
         .with_writer(std::io::stderr)
         .with_ansi(std::io::stderr().is_terminal())
-        .try_init();
+        .with_filter(filter);
+    let _ = tracing_subscriber::registry().with(logs).try_init();
 
     let Args { url } = <Args as clap::Parser>::parse();
     let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
