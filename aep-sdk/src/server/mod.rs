@@ -53,7 +53,7 @@ pub use chat_stream::ChatStream;
 pub use extract::{AepJson, AepPath};
 pub use metrics::MODEL_LABELS;
 pub use provider::{ModelProvider, RequestContext, collect_stream};
-pub use serve::{ConnectionLimits, init_tracing, shutdown_signal};
+pub use serve::{ConnectionLimits, init_tracing, log_filter, shutdown_signal};
 
 use axum::response::{IntoResponse, Response};
 

@@ -45,7 +45,7 @@ impl Default for ConnectionLimits {
 /// exported (see [`crate::telemetry`]); problems with that configuration are logged as
 /// warnings.
 pub fn init_tracing() {
-    let (filter, refused) = log_filter(std::env::var("RUST_LOG").ok().as_deref());
+    let (filter, refused) = log_filter(tracing::level_filters::LevelFilter::INFO);
     #[cfg(feature = "otel")]
     crate::telemetry::init_with(filter);
     #[cfg(not(feature = "otel"))]
@@ -60,11 +60,35 @@ pub fn init_tracing() {
     }
 }
 
-/// The log filter `RUST_LOG` asks for (`info` when unset or blank), and what was wrong
-/// with it when it cannot be read.
-pub(crate) fn log_filter(value: Option<&str>) -> (tracing_subscriber::filter::Targets, Option<String>) {
-    use tracing_subscriber::filter::{LevelFilter, Targets};
-    let default = || Targets::new().with_default(LevelFilter::INFO);
+/// The log filter `RUST_LOG` asks for, as [`init_tracing`] reads it (`default` when unset
+/// or blank), for a subscriber of your own; and what was wrong with the value when it is
+/// not a list of `target=level` directives (then the filter is `default`): log that once
+/// the subscriber is installed.
+///
+/// ```
+/// use aep_sdk::server::log_filter;
+/// use tracing::level_filters::LevelFilter;
+/// use tracing_subscriber::prelude::*;
+///
+/// let (filter, problem) = log_filter(LevelFilter::WARN);
+/// let logs = tracing_subscriber::fmt::layer().with_writer(std::io::stderr).with_filter(filter);
+/// let _ = tracing_subscriber::registry().with(logs).try_init();
+/// if let Some(problem) = problem {
+///     tracing::warn!("RUST_LOG ignored: {problem}");
+/// }
+/// ```
+pub fn log_filter(
+    default: tracing::level_filters::LevelFilter,
+) -> (tracing_subscriber::filter::Targets, Option<String>) {
+    parse_log_filter(std::env::var("RUST_LOG").ok().as_deref(), default)
+}
+
+fn parse_log_filter(
+    value: Option<&str>,
+    default: tracing::level_filters::LevelFilter,
+) -> (tracing_subscriber::filter::Targets, Option<String>) {
+    use tracing_subscriber::filter::Targets;
+    let default = || Targets::new().with_default(default);
     match value.map(str::trim).filter(|v| !v.is_empty()) {
         None => (default(), None),
         Some(text) => match text.parse::<Targets>() {
@@ -295,7 +319,13 @@ impl Extension {
 mod tests {
     use tracing::Level;
 
-    use super::log_filter;
+    use tracing::level_filters::LevelFilter;
+
+    use super::parse_log_filter;
+
+    fn log_filter(value: Option<&str>) -> (tracing_subscriber::filter::Targets, Option<String>) {
+        parse_log_filter(value, LevelFilter::INFO)
+    }
 
     #[test]
     fn rust_log_is_read_as_target_levels_and_a_bad_value_is_reported() {

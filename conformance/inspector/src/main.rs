@@ -45,11 +45,15 @@ https://docs.rs/aep-sdk/latest/aep_sdk/guide/conformance/";
 
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "warn".into()),
-        )
-        .init();
+    {
+        use tracing_subscriber::prelude::*;
+        let (filter, problem) = aep_sdk::server::log_filter(tracing::level_filters::LevelFilter::WARN);
+        let logs = tracing_subscriber::fmt::layer().with_filter(filter);
+        let _ = tracing_subscriber::registry().with(logs).try_init();
+        if let Some(problem) = problem {
+            tracing::warn!("RUST_LOG ignored, logging at warn: {problem}");
+        }
+    }
     let args = Args::parse();
     let listener = match tokio::net::TcpListener::bind(&args.listen).await {
         Ok(listener) => listener,

@@ -244,8 +244,7 @@ pub enum PromptsAction {
 /// spans to OpenTelemetry (see [`aep_sdk::telemetry`]).
 fn init_tracing() {
     use tracing_subscriber::prelude::*;
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    let (filter, problem) = aep_sdk::server::log_filter(tracing::level_filters::LevelFilter::WARN);
     let logs = tracing_subscriber::fmt::layer()
         .with_writer(std::io::stderr)
         .with_filter(filter);
@@ -253,6 +252,9 @@ fn init_tracing() {
         .with(logs)
         .with(aep_sdk::telemetry::layer())
         .try_init();
+    if let Some(problem) = problem {
+        tracing::warn!("RUST_LOG ignored, logging at warn: {problem}");
+    }
     for warning in aep_sdk::telemetry::warnings() {
         tracing::warn!("OpenTelemetry: {warning}");
     }

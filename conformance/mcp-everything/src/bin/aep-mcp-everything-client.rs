@@ -126,17 +126,16 @@ fn expect(scenario: &str) -> Expect {
 }
 
 fn main() -> ExitCode {
-    use tracing_subscriber::filter::{LevelFilter, Targets};
     use tracing_subscriber::prelude::*;
-    let filter = std::env::var("RUST_LOG")
-        .ok()
-        .and_then(|text| text.parse::<Targets>().ok())
-        .unwrap_or_else(|| Targets::new().with_default(LevelFilter::WARN));
+    let (filter, problem) = aep_sdk::server::log_filter(tracing::level_filters::LevelFilter::WARN);
     let logs = tracing_subscriber::fmt::layer()
         .with_writer(std::io::stderr)
         .with_ansi(std::io::stderr().is_terminal())
         .with_filter(filter);
     let _ = tracing_subscriber::registry().with(logs).try_init();
+    if let Some(problem) = problem {
+        tracing::warn!("RUST_LOG ignored, logging at warn: {problem}");
+    }
 
     let Args { url } = <Args as clap::Parser>::parse();
     let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
