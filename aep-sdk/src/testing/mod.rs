@@ -28,11 +28,13 @@
 
 use tokio::task::JoinHandle;
 
+mod help;
 #[cfg(feature = "oauth")]
 mod issuer;
 pub mod raw;
 mod server;
 
+pub use help::assert_introduces;
 #[cfg(feature = "oauth")]
 pub use issuer::{Fault, TestIssuer};
 pub use server::{ExtensionServer, ServeOptions, serve};

@@ -415,16 +415,7 @@ mod tests {
     /// The first two lines of `--help` are the SDK's introduction of the extension the
     /// binary serves, and `--version` is its manifest's.
     fn introduces(command: clap::Command, extension: aep_sdk::server::Extension, heading: &str) {
-        let intro = ServeArgs::command(extension.identity()).render_help().to_string();
-        let intro: Vec<&str> = intro.lines().take(2).collect();
-        let version = command.get_version().map(str::to_owned);
-        let help = command.clone().render_long_help().to_string();
-        let lines: Vec<&str> = help.lines().take(2).collect();
-        assert_eq!(lines, intro, "{help}");
-        assert_eq!(version.as_deref(), Some(extension.identity().version.as_str()));
-        for heading in [heading, "Listening:", "Examples:"] {
-            assert!(help.contains(heading), "no {heading} in {help}");
-        }
+        aep_sdk::testing::assert_introduces(command, extension.identity(), &[heading]);
     }
 
     #[test]
