@@ -76,6 +76,11 @@ mod text;
 /// and `#[health(provider = "id")]`, each `async fn(&self[, ctx])`.
 ///
 /// `#[option_set]` on `fn(&self) -> aep_sdk::config::OptionSetDecl`.
+///
+/// This is a summary. Every key, with examples that compile, is in aep-sdk's guide
+/// (`aep_sdk::guide`): `tools` (also `timeout`, `timeout_resets_on_progress`,
+/// `input_schema`, `Vec<ContentBlock>` results), `resources_prompts` (also `#[complete]`
+/// and `subscriptions = field`), `model_providers` and `configuration`.
 #[proc_macro_attribute]
 pub fn aep_extension(attr: TokenStream, item: TokenStream) -> TokenStream {
     expand::aep_extension(attr.into(), item.into()).into()

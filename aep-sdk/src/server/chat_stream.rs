@@ -97,7 +97,8 @@ impl From<ChatResponse> for ChatStream {
 
 /// Writes a [`ChatStream`] as a block of async code that `yield`s updates: `async-stream`'s
 /// `try_stream!` shaped for providers. `?` ends the stream with a terminal error update
-/// (the error converts into an [`AepError`]); ending the block without a terminal update
+/// (its error converts into an [`AepError`] through `From`: give other errors one with
+/// `map_err`, e.g. `AepError::internal`); ending the block without a terminal update
 /// means `finishReason: "stop"`; dropping the stream (the client went away) cancels the
 /// work inside it at its next `.await`.
 ///

@@ -68,8 +68,9 @@ enum Command {
     /// The template's generated extension against a hand-written axum + rmcp one; it
     /// takes minutes and is not part of all.
     Compile {
-        /// Cold builds of each (a fresh target directory every time).
-        #[arg(long, default_value_t = 2)]
+        /// Cold builds of each (a fresh target directory every time); the goal is judged on
+        /// the median of 3.
+        #[arg(long, default_value_t = 3)]
         rounds: usize,
         /// Rebuilds of each after one tool's body changed.
         #[arg(long, default_value_t = 3)]
