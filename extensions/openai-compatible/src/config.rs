@@ -412,39 +412,29 @@ mod tests {
         );
     }
 
-    /// The first two lines of `--help` are the SDK's introduction of the extension the
-    /// binary serves, and `--version` is its manifest's.
-    fn introduces(command: clap::Command, extension: aep_sdk::server::Extension, heading: &str) {
-        aep_sdk::testing::assert_introduces(command, extension.identity(), &[heading]);
-    }
-
     #[test]
     fn help_introduces_the_extension_its_manifest_declares() {
+        use aep_sdk::testing::assert_introduces;
         use clap::CommandFactory;
 
         use crate::upstream::Upstream;
         let upstream = |cli: UpstreamConfig| Upstream::new(cli, Vec::new()).unwrap();
         let llamacpp = LlamaCppCli::try_parse_from(["aep-llamacpp"]).unwrap();
         let extension = crate::llamacpp::LlamaCppExtension(upstream(llamacpp.upstream().unwrap()));
-        introduces(
+        let extension = crate::build(extension).unwrap();
+        assert_introduces(
             LlamaCppCli::command(),
-            crate::build(extension).unwrap(),
-            "llama.cpp server:",
+            extension.identity(),
+            &["llama.cpp server:"],
         );
         let localai = LocalAiCli::try_parse_from(["aep-localai"]).unwrap();
         let extension = crate::localai::LocalAiExtension(upstream(localai.upstream().unwrap()));
-        introduces(
-            LocalAiCli::command(),
-            crate::build(extension).unwrap(),
-            "LocalAI:",
-        );
+        let extension = crate::build(extension).unwrap();
+        assert_introduces(LocalAiCli::command(), extension.identity(), &["LocalAI:"]);
         let openai = OpenAiCli::try_parse_from(["aep-openai"]).unwrap();
         let extension = crate::openai::OpenAiExtension(upstream(openai.upstream().unwrap()));
-        introduces(
-            OpenAiCli::command(),
-            crate::build(extension).unwrap(),
-            "Upstream server:",
-        );
+        let extension = crate::build(extension).unwrap();
+        assert_introduces(OpenAiCli::command(), extension.identity(), &["Upstream server:"]);
     }
 
     #[test]

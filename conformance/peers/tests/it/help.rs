@@ -12,17 +12,25 @@ use std::process::Command;
 
 use aep_peers::{utilities_binary, workspace_binary};
 
-/// What the SDK is built from; every binary depends on it.
-const SDK: &[&str] = &[
+/// What the binaries are built from: the workspace's crates (a change anywhere makes
+/// `workspace_binary` ask cargo, which rebuilds only what the change touched).
+const SOURCES: &[&str] = &[
     "Cargo.lock",
-    "aep-sdk/Cargo.toml",
-    "aep-sdk/README.md",
-    "aep-sdk/src",
-    "aep-sdk-macros/Cargo.toml",
-    "aep-sdk-macros/src",
-    "aep-sdk-macros/internals/Cargo.toml",
-    "aep-sdk-macros/internals/src",
+    "aep-sdk",
+    "aep-sdk-macros",
+    "extensions",
+    "conformance",
 ];
+
+/// Secrets the binaries read from the environment; `--help` shows no value of theirs.
+const SECRETS: [&str; 5] = [
+    "AEP_BEARER_TOKEN",
+    "AEP_OAUTH_INTROSPECTION_SECRET",
+    "LocalAI__ApiKey",
+    "AEP_OPENAI_API_KEY",
+    "AEP_RIG_API_KEY",
+];
+const CANARY: &str = "s3cret-canary-value";
 
 /// What rustdoc markup looks like when it leaks into a help text.
 const MARKUP: [&str; 5] = ["`", "](", "[`", "README", "#["];
@@ -31,8 +39,6 @@ const MARKUP: [&str; 5] = ["`", "](", "[`", "README", "#["];
 struct Binary {
     package: &'static str,
     bin: &'static str,
-    /// The workspace crates it is built from (their folders; the SDK's are added).
-    crates: &'static [&'static str],
     /// For an extension: its name as its manifest gives it, and the heading of its own
     /// options (none when it has none).
     extension: Option<(&'static str, Option<&'static str>)>,
@@ -42,136 +48,81 @@ const BINARIES: &[Binary] = &[
     Binary {
         package: "aep-mcp-everything",
         bin: "aep-mcp-everything",
-        crates: &[
-            "conformance/mcp-everything",
-            "conformance/host",
-            "extensions/utilities",
-            "extensions/ollama",
-            "extensions/openai-compatible",
-        ],
         extension: Some(("MCP everything server", None)),
     },
     Binary {
         package: "aep-ollama",
         bin: "aep-ollama",
-        crates: &["extensions/ollama"],
         extension: Some(("Ollama", Some("Ollama:"))),
     },
     Binary {
         package: "aep-openai-compatible",
         bin: "aep-llamacpp",
-        crates: &["extensions/openai-compatible"],
         extension: Some(("llama.cpp", Some("llama.cpp server:"))),
     },
     Binary {
         package: "aep-openai-compatible",
         bin: "aep-localai",
-        crates: &["extensions/openai-compatible"],
         extension: Some(("LocalAI", Some("LocalAI:"))),
     },
     Binary {
         package: "aep-openai-compatible",
         bin: "aep-openai",
-        crates: &["extensions/openai-compatible"],
         extension: Some(("OpenAI-compatible", Some("Upstream server:"))),
     },
     Binary {
         package: "aep-rig",
         bin: "aep-rig",
-        crates: &[
-            "extensions/rig",
-            "conformance/host",
-            "extensions/utilities",
-            "extensions/ollama",
-            "extensions/openai-compatible",
-        ],
         extension: Some(("rig", Some("rig provider:"))),
     },
     Binary {
         package: "aep-host",
         bin: "aep-host",
-        crates: &[
-            "conformance/host",
-            "extensions/utilities",
-            "extensions/ollama",
-            "extensions/openai-compatible",
-        ],
         extension: None,
     },
     Binary {
         package: "aep-conformance",
         bin: "aep-conformance",
-        crates: &["conformance/runner"],
         extension: None,
     },
     Binary {
         package: "aep-inspector",
         bin: "aep-inspector",
-        crates: &[
-            "conformance/inspector",
-            "conformance/runner",
-            "conformance/host",
-            "extensions/utilities",
-            "extensions/ollama",
-            "extensions/openai-compatible",
-        ],
         extension: None,
     },
     Binary {
         package: "aep-mcp-everything",
         bin: "aep-mcp-everything-client",
-        crates: &[
-            "conformance/mcp-everything",
-            "conformance/host",
-            "extensions/utilities",
-            "extensions/ollama",
-            "extensions/openai-compatible",
-        ],
         extension: None,
     },
     Binary {
         package: "aep-bench",
         bin: "aep-bench",
-        crates: &[
-            "conformance/bench",
-            "conformance/host",
-            "extensions/utilities",
-            "extensions/ollama",
-            "extensions/openai-compatible",
-            "extensions/fake-openai",
-            "extensions/fake-ollama",
-        ],
         extension: None,
     },
     Binary {
         package: "fake-openai",
         bin: "fake-openai",
-        crates: &["extensions/fake-openai"],
         extension: None,
     },
 ];
 
 /// The executable, built when missing or older than its sources.
 async fn executable(binary: &Binary) -> PathBuf {
-    let mut sources: Vec<String> = SDK.iter().map(|s| (*s).to_owned()).collect();
-    for dir in binary.crates {
-        for file in ["Cargo.toml", "README.md", "src", "assets"] {
-            sources.push(format!("{dir}/{file}"));
-        }
-    }
-    let sources: Vec<&str> = sources.iter().map(String::as_str).collect();
-    workspace_binary(binary.package, binary.bin, &sources)
+    workspace_binary(binary.package, binary.bin, SOURCES)
         .await
         .unwrap_or_else(|e| panic!("{e}"))
 }
 
-/// `program ARGS... --help`, in an empty environment (no AEP_* value shown beside a flag).
+/// `program ARGS... --help`, in an environment holding only the [`SECRETS`] (no other
+/// AEP_* value shown beside a flag).
 fn help(program: &Path, args: &[String]) -> String {
     let output = Command::new(program)
         .args(args)
         .arg("--help")
         .env_clear()
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .envs(SECRETS.map(|name| (name, CANARY)))
         .output()
         .unwrap_or_else(|e| panic!("{}: {e}", program.display()));
     let text = String::from_utf8_lossy(&output.stdout).into_owned();
@@ -225,6 +176,9 @@ async fn every_binary_introduces_itself_in_plain_text() {
         helps(&program, Vec::new(), &mut texts);
         for (args, text) in &texts {
             let command = format!("{bin} {args}").trim_end().to_owned();
+            if text.contains(CANARY) {
+                failures.push(format!("{command} --help shows a secret's value"));
+            }
             for markup in MARKUP {
                 if let Some(line) = text.lines().find(|line| line.contains(markup)) {
                     failures.push(format!("{command} --help has {markup:?}: {line}"));
